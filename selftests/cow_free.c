@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cow_free: when a COW fault copies a folio that sits in the swap cache and
+ * nothing else maps it or its swap entry, cow_free=1 frees that swap cache
+ * folio and cow_free=0 leaves it there, as the counters and SwapCached show.
+ *
+ * Since 6.x, do_wp_page() reuses a folio it can make exclusive, so the copy
+ * only happens while something else holds a reference: here, the per-CPU
+ * LRU batch of the CPU that swapped the folio in.  Each chunk of pages is
+ * swapped in on CPU 0 while a child still maps their swap entries (so the
+ * swap-in goes through the swap cache), the child exits, and the pages are
+ * written on CPU 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "swapcache_ab_util.h"
+
+#define TEST_BYTES	(16UL << 20)
+/* Below the 31 folios of a per-CPU LRU batch */
+#define CHUNK_PAGES	16
+#define PAGE_CLUSTER	"/proc/sys/vm/page-cluster"
+
+struct cow_result {
+	unsigned long tried, freed, kept;
+	long swapcached_kb;
+	size_t bad;
+};
+
+static void run_on_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		ksft_exit_fail_msg("sched_setaffinity %d: %s\n", cpu, strerror(errno));
+}
+
+static void cow_chunks(char *buf, size_t len)
+{
+	volatile char *p;
+	size_t off, end;
+	pid_t child;
+
+	for (off = 0; off < len; off = end) {
+		end = off + CHUNK_PAGES * PAGE_SZ;
+		child = fork();
+		if (child < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (child == 0) {
+			/* Its exit drains the LRU batch of its CPU: not CPU 0 */
+			run_on_cpu(1);
+			pause();
+			_exit(0);
+		}
+		run_on_cpu(0);
+		for (p = buf + off; p < buf + end; p += PAGE_SZ)
+			(void)*p;
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		run_on_cpu(1);
+		/* Rewrite the first word with its own value: data must not move */
+		for (p = buf + off; p < buf + end; p += PAGE_SZ)
+			*(volatile uint64_t *)p = *(volatile uint64_t *)p;
+	}
+}
+
+static void run_cow(int cow_free, struct cow_result *r)
+{
+	unsigned long tried, freed, kept;
+	long swapcached;
+	char *buf;
+
+	if (knob_set("cow_free", cow_free))
+		ksft_exit_fail_msg("setting cow_free: %s\n", strerror(errno));
+	buf = map_anon(TEST_BYTES);
+	fill_pattern(buf, TEST_BYTES, cow_free);
+	if (page_out(buf, TEST_BYTES))
+		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+
+	tried = stat_get("cow_free_tried");
+	freed = stat_get("cow_freed");
+	kept = stat_get("cow_kept");
+	swapcached = meminfo_kb("SwapCached");
+	cow_chunks(buf, TEST_BYTES);
+	r->swapcached_kb = meminfo_kb("SwapCached") - swapcached;
+	r->tried = stat_get("cow_free_tried") - tried;
+	r->freed = stat_get("cow_freed") - freed;
+	r->kept = stat_get("cow_kept") - kept;
+	r->bad = count_bad_words(buf, TEST_BYTES, cow_free);
+	munmap(buf, TEST_BYTES);
+	run_on_cpu(0);
+}
+
+static void test_thp_mode(const char *thp)
+{
+	struct cow_result on, off;
+	unsigned long pages = TEST_BYTES / PAGE_SZ;
+
+	set_thp(thp);
+	run_cow(1, &on);
+	run_cow(0, &off);
+	ksft_print_msg("thp=%s cow_free=1: %lu pages, cow_free_tried +%lu, cow_freed +%lu, cow_kept +%lu, SwapCached %+ld kB\n",
+		       thp, pages, on.tried, on.freed, on.kept, on.swapcached_kb);
+	ksft_print_msg("thp=%s cow_free=0: %lu pages, cow_free_tried +%lu, cow_freed +%lu, cow_kept +%lu, SwapCached %+ld kB\n",
+		       thp, pages, off.tried, off.freed, off.kept, off.swapcached_kb);
+
+	ksft_test_result(on.tried >= pages / 4 && on.freed * 10 >= on.tried * 9 &&
+			 on.kept == 0,
+			 "thp=%s cow_free=1: %lu of %lu idle swap cache folios freed after COW\n",
+			 thp, on.freed, on.tried);
+	ksft_test_result(off.kept >= pages / 4 && off.tried == 0,
+			 "thp=%s cow_free=0: %lu idle swap cache folios kept after COW\n",
+			 thp, off.kept);
+	/* What cow_free=0 kept stays in SwapCached; cow_free=1 left a tenth */
+	ksft_test_result(off.swapcached_kb >= (long)(off.kept * 4 * 9 / 10) &&
+			 on.swapcached_kb * 10 <= off.swapcached_kb,
+			 "thp=%s SwapCached %+ld kB with cow_free=1 vs %+ld kB with 0\n",
+			 thp, on.swapcached_kb, off.swapcached_kb);
+	ksft_test_result(on.bad == 0 && off.bad == 0,
+			 "thp=%s data intact after COW: %zu + %zu bad words\n",
+			 thp, on.bad, off.bad);
+}
+
+int main(void)
+{
+	unsigned int i;
+	int ret;
+
+	ksft_print_header();
+	if (getuid())
+		ksft_exit_skip("needs root\n");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		ksft_exit_skip("needs two CPUs\n");
+	ksft_set_plan(4 * ARRAY_SIZE(thp_modes));
+	module_require();
+
+	ret = swap_test_on();
+	if (ret)
+		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
+	/* One folio per fault: no readahead into the LRU batch */
+	if (write_file(PAGE_CLUSTER, "0"))
+		ksft_exit_fail_msg("setting page-cluster: %s\n", strerror(errno));
+
+	for (i = 0; i < ARRAY_SIZE(thp_modes); i++)
+		test_thp_mode(thp_modes[i]);
+
+	knob_set("cow_free", 1);
+	write_file(PAGE_CLUSTER, "3");
+	if (swap_all_off())
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+	ksft_finished();
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading and unloading swapcache_ab, and what its knobs accept: exactly
+ * "0" or "1", from root, with every other write refused and the value
+ * left as it was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "swapcache_ab_util.h"
+
+static const char *const knobs[] = { "offset_key", "skip_wb_tags", "cow_free" };
+
+static const char *const stats[] = {
+	"index_offset", "index_entry", "wb_tagged", "wb_untagged",
+	"wb_end_tagged", "cow_free_tried", "cow_freed", "cow_kept",
+};
+
+struct bad_input {
+	const char *name;
+	const char *buf;
+	size_t len;
+};
+
+static char long_input[4096];
+
+static const struct bad_input bad_inputs[] = {
+	{ "empty", "", 0 },
+	{ "newline", "\n", 1 },
+	{ "whitespace", " \t\n", 3 },
+	{ "leading space", " 1", 2 },
+	{ "2", "2", 1 },
+	{ "-1", "-1", 2 },
+	{ "0x1", "0x1", 3 },
+	{ "yes please", "yes please", 10 },
+	{ "y", "y", 1 },
+	{ "10", "10", 2 },
+	{ "4096 bytes", long_input, sizeof(long_input) },
+	{ "embedded NUL", "1\0" "1", 3 },
+	{ "trailing NUL", "0\0", 2 },
+};
+
+/* Every bad input, with the knob at @val: EINVAL, and @val stays */
+static void check_bad_inputs(const char *knob, int val)
+{
+	unsigned int i, refused = 0;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(bad_inputs); i++) {
+		const struct bad_input *in = &bad_inputs[i];
+
+		ret = knob_write(knob, in->buf, in->len);
+		if (ret == -EINVAL && knob_get(knob) == val)
+			refused++;
+		else
+			ksft_print_msg("%s=%d: '%s' gave %s, value now %d\n",
+				       knob, val, in->name, strerror(-ret),
+				       knob_get(knob));
+	}
+	ksft_test_result(refused == ARRAY_SIZE(bad_inputs),
+			 "%s: %u of %zu bad inputs refused with EINVAL at %d, value kept\n",
+			 knob, refused, ARRAY_SIZE(bad_inputs), val);
+}
+
+static void check_good_inputs(const char *knob)
+{
+	bool ok = true;
+
+	ok &= knob_write(knob, "0", 1) == 0 && knob_get(knob) == 0;
+	ok &= knob_write(knob, "1", 1) == 0 && knob_get(knob) == 1;
+	ok &= knob_write(knob, "0\n", 2) == 0 && knob_get(knob) == 0;
+	ok &= knob_write(knob, "1\n", 2) == 0 && knob_get(knob) == 1;
+	ksft_test_result(ok, "%s: \"0\", \"1\", with and without newline, take effect\n",
+			 knob);
+}
+
+/* As nobody, the write is refused by the file's mode and changes nothing */
+static void check_non_root(const char *knob)
+{
+	int status, before = knob_get(knob);
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(knob_write(knob, before ? "0" : "1", 1) == -EACCES ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	ksft_test_result(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+			 knob_get(knob) == before,
+			 "%s: write as nobody refused with EACCES, value kept\n", knob);
+}
+
+int main(void)
+{
+	unsigned int i;
+	bool ok;
+	int ret;
+
+	ksft_print_header();
+	if (getuid())
+		ksft_exit_skip("needs root\n");
+	ksft_set_plan(3 + 4 * ARRAY_SIZE(knobs) + 5);
+	memset(long_input, '1', sizeof(long_input));
+
+	if (swap_all_off())
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+	if (module_loaded()) {
+		knob_set("offset_key", 1);
+		if (module_unload())
+			ksft_exit_fail_msg("unloading the module left loaded: %s\n",
+					   strerror(errno));
+	}
+
+	ret = module_load();
+	ksft_test_result(ret == 0 && module_loaded(),
+			 "load creates " KNOB_DIR " (%s)\n", strerror(-ret));
+	if (ret)
+		ksft_exit_fail();
+
+	ok = true;
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		ok &= knob_get(knobs[i]) == 1;
+	ksft_test_result(ok, "every knob starts at 1, mainline\n");
+
+	ok = true;
+	for (i = 0; i < ARRAY_SIZE(stats); i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), KNOB_DIR "/stats/%s", stats[i]);
+		ok &= write_file(path, "0") == -EACCES;
+		ksft_print_msg("stats/%s = %lu\n", stats[i], stat_get(stats[i]));
+	}
+	ksft_test_result(ok, "stats are read-only\n");
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		check_good_inputs(knobs[i]);
+		check_bad_inputs(knobs[i], 1);
+		knob_set(knobs[i], 0);
+		check_bad_inputs(knobs[i], 0);
+		check_non_root(knobs[i]);
+	}
+
+	/* All knobs at 0 now: the entry key holds the module */
+	ret = module_unload();
+	ksft_test_result(ret && module_loaded(),
+			 "unload refused while offset_key=0 (%s)\n", strerror(-ret));
+
+	ksft_test_result(knob_set("offset_key", 1) == 0,
+			 "offset_key back to 1 with no swap on\n");
+
+	/* The other two may stay at 0: unloading restores them */
+	ret = module_unload();
+	ksft_test_result(ret == 0 && !module_loaded(),
+			 "unload with skip_wb_tags=0 cow_free=0 removes the knobs (%s)\n",
+			 strerror(-ret));
+
+	ret = module_load();
+	ok = ret == 0;
+	for (i = 0; ok && i < ARRAY_SIZE(knobs); i++)
+		ok &= knob_get(knobs[i]) == 1;
+	ksft_test_result(ok, "reload starts at mainline again\n");
+
+	ret = module_load();
+	ksft_test_result(ret == -EEXIST, "a second load fails with EEXIST (%s)\n",
+			 strerror(-ret));
+
+	ksft_finished();
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "swapcache_ab_util.h"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+const char *const thp_modes[2] = { "always", "never" };
+
+int module_load(void)
+{
+	const char *ko = getenv("SWAPCACHE_AB_KO");
+	int fd, ret;
+
+	fd = open(ko ? ko : "/swapcache_ab.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+int module_unload(void)
+{
+	return syscall(SYS_delete_module, "swapcache_ab", O_NONBLOCK) ? -errno : 0;
+}
+
+bool module_loaded(void)
+{
+	return access(KNOB_DIR, F_OK) == 0;
+}
+
+void module_require(void)
+{
+	int ret;
+
+	if (module_loaded())
+		return;
+	ret = module_load();
+	if (ret)
+		ksft_exit_fail_msg("loading swapcache_ab: %s\n", strerror(-ret));
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+int knob_write(const char *knob, const char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), KNOB_DIR "/%s", knob);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int knob_set(const char *knob, int val)
+{
+	return knob_write(knob, val ? "1\n" : "0\n", 2);
+}
+
+int knob_get(const char *knob)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), KNOB_DIR "/%s", knob);
+	if (read_file(path, buf, sizeof(buf)))
+		ksft_exit_fail_msg("reading %s: %s\n", path, strerror(errno));
+	return atoi(buf);
+}
+
+unsigned long stat_get(const char *name)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), KNOB_DIR "/stats/%s", name);
+	if (read_file(path, buf, sizeof(buf)))
+		ksft_exit_fail_msg("reading %s: %s\n", path, strerror(errno));
+	return strtoul(buf, NULL, 10);
+}
+
+static long field_get(const char *path, const char *field, int sep)
+{
+	size_t flen = strlen(field);
+	char line[256];
+	long val = -1;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		ksft_exit_fail_msg("opening %s: %s\n", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, field, flen) && line[flen] == sep) {
+			val = strtol(line + flen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	if (val < 0)
+		ksft_exit_fail_msg("no %s in %s\n", field, path);
+	return val;
+}
+
+long meminfo_kb(const char *field)
+{
+	return field_get("/proc/meminfo", field, ':');
+}
+
+unsigned long vmstat_get(const char *field)
+{
+	return field_get("/proc/vmstat", field, ' ');
+}
+
+void set_thp(const char *mode)
+{
+	if (write_file(THP_ENABLED, mode))
+		ksft_exit_fail_msg("setting THP %s: %s\n", mode, strerror(errno));
+}
+
+/* mkswap: a version 1 header in the first page, no bad pages */
+static int make_swap(const char *dev)
+{
+	struct {
+		char bootbits[1024];
+		uint32_t version, last_page, nr_badpages;
+	} hdr = { .version = 1 };
+	static char page[PAGE_SZ];
+	off_t size;
+	int fd;
+
+	fd = open(dev, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	size = lseek(fd, 0, SEEK_END);
+	hdr.last_page = size / PAGE_SZ - 1;
+	memset(page, 0, sizeof(page));
+	memcpy(page, &hdr, sizeof(hdr));
+	memcpy(page + PAGE_SZ - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, page, PAGE_SZ, 0) != PAGE_SZ || fsync(fd)) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	return 0;
+}
+
+int swap_all_off(void)
+{
+	const char *devs[] = { TEST_SWAP_DEV, SMALL_SWAP_DEV };
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (swapoff(devs[i]) && errno != EINVAL)
+			return -errno;
+	return 0;
+}
+
+int swap_test_on(void)
+{
+	int ret;
+
+	ret = swap_all_off();
+	if (!ret)
+		ret = make_swap(SMALL_SWAP_DEV);
+	if (!ret)
+		ret = make_swap(TEST_SWAP_DEV);
+	if (ret)
+		return ret;
+	/* Type 0, lowest priority: kept for the type, barely used */
+	if (swapon(SMALL_SWAP_DEV, SWAP_FLAG_PREFER | 1))
+		return -errno;
+	if (swapon(TEST_SWAP_DEV, SWAP_FLAG_PREFER | 10))
+		return -errno;
+	return 0;
+}
+
+int swap_shape_get(unsigned int type, struct swap_shape *shape)
+{
+	unsigned long space, folios, shadows, nodes, height, marks;
+	unsigned int row_type;
+	char line[256];
+	FILE *f;
+
+	memset(shape, 0, sizeof(*shape));
+	f = fopen(SPACES_FILE, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %lu %lu %lu %lu %lu %lu", &row_type, &space,
+			   &folios, &shadows, &nodes, &height, &marks) != 7)
+			continue;
+		if (row_type != type)
+			continue;
+		shape->spaces++;
+		shape->folios += folios;
+		shape->shadows += shadows;
+		shape->nodes += nodes;
+		shape->wb_marks += marks;
+		if (height > shape->max_height)
+			shape->max_height = height;
+	}
+	fclose(f);
+	return 0;
+}
+
+int wb_marks_total(unsigned long *marks)
+{
+	struct swap_shape shape;
+	unsigned int type;
+	int ret;
+
+	*marks = 0;
+	for (type = 0; type < 2; type++) {
+		ret = swap_shape_get(type, &shape);
+		if (ret)
+			return ret;
+		*marks += shape.wb_marks;
+	}
+	return 0;
+}
+
+void *map_anon(size_t len)
+{
+	char *p = mmap(NULL, len + THP_SZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		ksft_exit_fail_msg("mmap %zu: %s\n", len, strerror(errno));
+	return (void *)(((uintptr_t)p + THP_SZ - 1) & ~(THP_SZ - 1));
+}
+
+/* Each word names its address and the seed: a misplaced page shows */
+static inline uint64_t pattern(const void *word, uint64_t seed)
+{
+	return ((uintptr_t)word * 0x9e3779b97f4a7c15ULL) ^ seed;
+}
+
+void fill_pattern(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t *w = buf, *end = (uint64_t *)((char *)buf + len);
+
+	for (; w < end; w++)
+		*w = pattern(w, seed);
+}
+
+size_t count_bad_words(const void *buf, size_t len, uint64_t seed)
+{
+	const uint64_t *w = buf, *end = (const uint64_t *)((const char *)buf + len);
+	size_t bad = 0;
+
+	for (; w < end; w++)
+		bad += *w != pattern(w, seed);
+	return bad;
+}
+
+int page_out(void *buf, size_t len)
+{
+	return madvise(buf, len, MADV_PAGEOUT) ? -errno : 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the swapcache_ab selftests: the module and its knobs,
+ * the two swap devices of the test VM, and memory that is checked word by
+ * word after it comes back from swap.
+ */
+#ifndef SWAPCACHE_AB_UTIL_H
+#define SWAPCACHE_AB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KNOB_DIR	"/sys/kernel/mm/swapcache_ab"
+#define SPACES_FILE	"/sys/kernel/debug/swapcache_ab/swap_spaces"
+#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+/* A small type-0 device first, so that the device under test gets type 1 */
+#define SMALL_SWAP_DEV	"/dev/ram0"
+#define TEST_SWAP_DEV	"/dev/pmem0"
+
+#define PAGE_SZ		4096UL
+#define THP_SZ		(2UL << 20)
+
+extern const char *const thp_modes[2];
+
+/* The module, loaded from $SWAPCACHE_AB_KO (default /swapcache_ab.ko) */
+int module_load(void);
+int module_unload(void);
+bool module_loaded(void);
+void module_require(void);
+
+/* Knobs: 0 or a negative errno from the write */
+int knob_write(const char *knob, const char *buf, size_t len);
+int knob_set(const char *knob, int val);
+int knob_get(const char *knob);
+unsigned long stat_get(const char *name);
+
+/* /proc and sysfs numbers */
+long meminfo_kb(const char *field);
+unsigned long vmstat_get(const char *field);
+int write_file(const char *path, const char *val);
+void set_thp(const char *mode);
+
+/* Swap: both devices off, then on with the test device preferred */
+int swap_all_off(void);
+int swap_test_on(void);
+
+struct swap_shape {
+	unsigned long spaces, folios, shadows, nodes, wb_marks;
+	unsigned int max_height;
+};
+/* Sum of the debugfs table's rows for one swap type */
+int swap_shape_get(unsigned int type, struct swap_shape *shape);
+int wb_marks_total(unsigned long *marks);
+
+/* Memory: THP-aligned anonymous map, patterns that name their word */
+void *map_anon(size_t len);
+void fill_pattern(void *buf, size_t len, uint64_t seed);
+size_t count_bad_words(const void *buf, size_t len, uint64_t seed);
+int page_out(void *buf, size_t len);
+
+#endif

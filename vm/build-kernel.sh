@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unpack Debian's linux-source-6.12 under build/, apply core-patch/ in
+# series order, configure from vm/kernel.config and build bzImage with
+# ccache.  Repeat runs reuse the tree and its objects: the series is only
+# re-applied when it changed, and make rebuilds what that touched.
+#
+# Usage: vm/build-kernel.sh [patched|stock]
+#   patched (default): build/linux (source), build/kernel (objects)
+#   stock:             build/linux-stock, build/kernel-stock, no series
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
+variant=${1:-patched}
+case $variant in
+patched) src=$SRC_DIR obj=$KERNEL_DIR ;;
+stock) src=$STOCK_SRC_DIR obj=$STOCK_KERNEL_DIR ;;
+*) die "unknown variant '$variant' (patched or stock)" ;;
+esac
+
+[ -f "$LINUX_TARBALL" ] || die "$LINUX_TARBALL missing: run vm/install-deps.sh"
+
+if [ ! -f "$src/Makefile" ]; then
+	log "unpacking $LINUX_TARBALL into $src"
+	rm -rf "$src.tmp"
+	mkdir -p "$src.tmp"
+	tar -xf "$LINUX_TARBALL" -C "$src.tmp" --strip-components=1
+	mv "$src.tmp" "$src"
+fi
+
+# The tree version must be the one the series targets
+version=$(make -s -C "$src" kernelversion)
+case $version in
+"$BASE_KERNEL_VERSION".*) ;;
+*) die "kernel source is $version, the series targets $BASE_KERNEL_VERSION" ;;
+esac
+
+apply_series() {
+	local applied=$src/.swapcache_ab-applied p
+
+	if [ -d "$applied" ] && diff -qr "$top/core-patch" "$applied" >/dev/null; then
+		return
+	fi
+	if [ -d "$applied" ]; then
+		log "core-patch/ changed: reverting the series applied before"
+		for p in $(tac "$applied/series"); do
+			patch -s -d "$src" -p1 -R <"$applied/$p"
+		done
+		rm -rf "$applied"
+	fi
+	log "applying core-patch/ to $src"
+	for p in $(cat "$top/core-patch/series"); do
+		patch -s -d "$src" -p1 -N --no-backup-if-mismatch <"$top/core-patch/$p" ||
+			die "$p does not apply to $version"
+	done
+	cp -r "$top/core-patch" "$applied"
+}
+[ "$variant" = patched ] && apply_series
+
+mkdir -p "$obj"
+fragments=("$src/kernel/configs/kvm_guest.config" "$top/vm/kernel.config")
+[ -n "${EXTRA_CONFIG:-}" ] && fragments+=("$EXTRA_CONFIG")
+stamp=$obj/.swapcache_ab-config
+want=$(cat "$src/arch/x86/configs/x86_64_defconfig" "${fragments[@]}" | sha1sum)
+if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	log "configuring $obj"
+	make -s -C "$src" O="$obj" x86_64_defconfig
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >"$obj/merge_config.log"
+	make -s -C "$src" O="$obj" olddefconfig
+	# merge_config only warns when one of our options did not stick: fail
+	# instead (kvm_guest.config carries other architectures' options)
+	for f in "${fragments[@]:1}"; do
+		grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$f" |
+		while read -r line; do
+			[ "$variant" = stock ] && [[ $line == *SWAPCACHE_AB* ]] && continue
+			grep -qxF "$line" "$obj/.config" || die "config: '$line' did not stick (see $f)"
+		done
+	done
+	echo "$want" >"$stamp"
+fi
+if [ "$variant" = stock ] && grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config"; then
+	die "stock kernel has the hooks"
+fi
+
+log "building $variant kernel in $obj"
+export CCACHE_DIR
+mkdir -p "$CCACHE_DIR"
+make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" bzImage modules_prepare
+log "built $obj/arch/x86/boot/bzImage"

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The test command (make check): install what is missing, build the patched
+# kernel, the module and the selftests, check the series with checkpatch,
+# boot the VM, run the selftests there, and print TAP totals and a final
+# "N passed, N failed".  Exits non-zero on any failure.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+cd "$top"
+
+vm/install-deps.sh
+vm/build-kernel.sh patched
+vm/build-module.sh
+vm/build-selftests.sh
+mkdir -p "$BUILD_DIR/vm"
+initrd=$BUILD_DIR/vm/initramfs.cpio.gz
+vm/make-initramfs.sh "$initrd"
+
+host_tap=$BUILD_DIR/vm/host.tap
+: >"$host_tap"
+host_result() { # status description
+	if [ "$1" -eq 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi | tee -a "$host_tap"
+}
+
+echo "# host checks"
+n=$(wc -l <core-patch/series)
+host_result 0 "core-patch/: $n patches applied to linux-source-$(make -s -C "$SRC_DIR" kernelversion)"
+for p in $(cat core-patch/series); do
+	out=$(cd /tmp && "$SRC_DIR/scripts/checkpatch.pl" --strict --no-tree "$top/core-patch/$p" 2>&1) && rc=0 || rc=$?
+	grep -qE '^total: 0 errors, 0 warnings, 0 checks' <<<"$out" || { rc=1; echo "$out" | grep -E '^(ERROR|WARNING|CHECK)' -A4; }
+	host_result $rc "checkpatch --strict: $p"
+done
+for f in module/*.c; do
+	out=$(cd /tmp && "$SRC_DIR/scripts/checkpatch.pl" --strict --no-tree -f "$top/$f" 2>&1) && rc=0 || rc=$?
+	grep -qE '^total: 0 errors, 0 warnings, 0 checks' <<<"$out" || { rc=1; echo "$out" | grep -E '^(ERROR|WARNING|CHECK)' -A4; }
+	host_result $rc "checkpatch --strict: $f"
+done
+
+echo "# VM: selftests on the patched kernel"
+vm_rc=0
+vm/run-vm.sh "$KERNEL_DIR/arch/x86/boot/bzImage" "$initrd" selftests || vm_rc=$?
+host_result $vm_rc "VM: job finished, no WARN/BUG/Oops/lockdep/sanitizer report on the console"
+
+vm/tap-summary.sh "$host_tap" "$BUILD_DIR/vm/selftests-output.log"

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install, from Debian 12's packages, what building the kernel and module,
+# the selftests and the VM need.  Does nothing when all are there.
+set -euo pipefail
+
+packages=(
+	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+	cpio kmod patch xz-utils rsync file ccache python3
+	qemu-system-x86 busybox-static
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}" >&2
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

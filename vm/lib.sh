@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# Paths and helpers shared by the vm/ and bench/ scripts (sourced).
+# $top is the repository root.
+
+BASE_KERNEL_VERSION=6.12
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+BUILD_DIR=${BUILD_DIR:-$top/build}
+SRC_DIR=$BUILD_DIR/linux
+KERNEL_DIR=$BUILD_DIR/kernel
+STOCK_SRC_DIR=$BUILD_DIR/linux-stock
+STOCK_KERNEL_DIR=$BUILD_DIR/kernel-stock
+# Outside the clone, so that CI's fresh clone reuses what a session built
+CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/swapcache_ab-ccache}
+export CCACHE_BASEDIR=$top
+
+log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Pack the test VM's initramfs with the kernel's own gen_init_cpio: static
+# busybox, vm/guest-init as /init, the module, the selftests laid out as
+# kselftest's run_kselftest.sh expects them, and the benchmark workloads.
+#
+# Usage: vm/make-initramfs.sh OUTPUT.cpio.gz [MODULE.ko]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
+out=$1
+ko=${2:-$top/module/swapcache_ab.ko}
+ksft=$SRC_DIR/tools/testing/selftests
+gen=$KERNEL_DIR/usr/gen_init_cpio
+busybox=/bin/busybox
+
+[ -x "$gen" ] || die "$gen missing: build the kernel first"
+file "$busybox" | grep -q 'statically linked' || die "$busybox is not static: install busybox-static"
+[ -f "$ko" ] || die "$ko missing: build the module first"
+
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+{
+	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /mnt /root \
+		/kselftest /kselftest/kselftest /kselftest/swapcache_ab /bench; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	echo "file /bin/busybox $busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $top/vm/guest-init 0755 0 0"
+	echo "file /swapcache_ab.ko $ko 0644 0 0"
+	echo "file /kselftest/run_kselftest.sh $ksft/run_kselftest.sh 0755 0 0"
+	echo "file /kselftest/kselftest/runner.sh $ksft/kselftest/runner.sh 0755 0 0"
+	echo "file /kselftest/kselftest-list.txt $BUILD_DIR/selftests/kselftest-list.txt 0644 0 0"
+	for f in "$BUILD_DIR"/selftests/*; do
+		case $f in *.txt) continue ;; esac
+		echo "file /kselftest/swapcache_ab/$(basename "$f") $f 0755 0 0"
+	done
+	for f in "$top"/selftests/config "$top"/selftests/settings; do
+		echo "file /kselftest/swapcache_ab/$(basename "$f") $f 0644 0 0"
+	done
+	if [ -d "$BUILD_DIR/bench" ]; then
+		for f in "$BUILD_DIR"/bench/*; do
+			echo "file /bench/$(basename "$f") $f 0755 0 0"
+		done
+	fi
+} >"$list"
+"$gen" "$list" | gzip -1 >"$out"

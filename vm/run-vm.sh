@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the test VM on a kernel and initramfs, run one job in it and bring
+# its output back.  The kernel console goes to a log; any WARN, BUG, Oops,
+# panic, lockdep or sanitizer report in it fails the run, as does a job
+# that does not report its end.
+#
+# Usage: vm/run-vm.sh BZIMAGE INITRAMFS JOB [ARGS] 
+#   JOB: selftests, demo or bench; ARGS: comma-separated, for bench
+# Environment: ACCEL (tcg, or kvm where nested KVM works), VM_CPUS (2),
+#   VM_TIMEOUT seconds (1800), VM_ICOUNT=1 for -icount shift=0 (the
+#   guest clock counts instructions: path length, not host noise),
+#   VM_LOG_DIR (build/vm).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
+kernel=$1 initrd=$2 job=$3 args=${4:-}
+accel=${ACCEL:-tcg}
+logdir=${VM_LOG_DIR:-$BUILD_DIR/vm}
+mkdir -p "$logdir"
+console=$logdir/$job-console.log
+results=$logdir/$job-output.log
+
+case $accel in
+tcg) cpu=max ;;
+kvm) cpu=host ;;
+*) die "ACCEL must be tcg or kvm" ;;
+esac
+icount=()
+[ "${VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
+
+# 1536M of guest RAM, the upper 768M of it as pmem (/dev/pmem0) for swap,
+# like the seed's RAM-emulated pmem device.
+cmdline="console=ttyS0 memmap=768M!768M panic_on_warn=1 oops=panic panic=-1"
+cmdline+=" softlockup_panic=1 swapcache_ab.job=$job"
+[ -n "$args" ] && cmdline+=" swapcache_ab.args=$args"
+
+log "booting $(basename "$kernel") (accel=$accel${icount:+, icount}) for $job; console: $console"
+timeout --foreground "${VM_TIMEOUT:-1800}" \
+	qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "${VM_CPUS:-2}" -m 1536M \
+	"${icount[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	-display none -monitor none -no-reboot -nodefaults \
+	-serial "file:$console" -chardev stdio,id=out,signal=off -serial chardev:out \
+	</dev/null | tr -d '\r' | tee "$results"
+qemu_rc=${PIPESTATUS[0]}
+
+status=0
+if [ "$qemu_rc" -ne 0 ]; then
+	echo "VM: qemu exited with $qemu_rc (124: timed out)" >&2
+	status=1
+fi
+splats='WARNING:|BUG:|Oops|Kernel panic|general protection|lockdep|possible recursive locking|circular locking|KASAN|UBSAN|kmemleak|Call Trace:'
+if grep -Eq "$splats" "$console"; then
+	echo "VM: kernel reported a problem; from $console:" >&2
+	grep -E -A20 "$splats" "$console" | head -60 >&2
+	status=1
+fi
+done_line=$(grep -a '^SWAPCACHE_AB_DONE rc=' "$results" | tail -1)
+if [ -z "$done_line" ]; then
+	echo "VM: the job never reported its end; console tail:" >&2
+	tail -30 "$console" >&2
+	status=1
+elif [ "$done_line" != "SWAPCACHE_AB_DONE rc=0" ]; then
+	echo "VM: job $job ended with ${done_line#SWAPCACHE_AB_DONE }" >&2
+	status=1
+fi
+exit $status
