@@ -24,7 +24,7 @@
 
 #define SWAPCACHE_AB_VERSION "0.1.0"
 
-/* Serialises knob writes, and with them the module reference below */
+/* Serialises knob writes, and with them the module reference they hold */
 static DEFINE_MUTEX(knob_mutex);
 static bool offset_key = true;
 static bool skip_wb_tags = true;
@@ -32,6 +32,24 @@ static bool cow_free = true;
 
 static struct kobject *swapcache_ab_kobj;
 static struct dentry *swapcache_ab_debugfs;
+
+/*
+ * A write racing rmmod must not change anything once the module is going:
+ * its exit is about to restore mainline.
+ */
+static int knob_write_begin(void)
+{
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	mutex_lock(&knob_mutex);
+	return 0;
+}
+
+static void knob_write_end(void)
+{
+	mutex_unlock(&knob_mutex);
+	module_put(THIS_MODULE);
+}
 
 /*
  * Strictly "0" or "1", a trailing newline allowed.  kstrtobool() reads the
@@ -66,24 +84,25 @@ static ssize_t offset_key_store(struct kobject *kobj,
 	err = parse_knob(buf, count, &val);
 	if (err)
 		return err;
-
-	guard(mutex)(&knob_mutex);
-	err = swapcache_ab_set_offset_key(val);
+	err = knob_write_begin();
 	if (err)
 		return err;
+
+	err = swapcache_ab_set_offset_key(val);
 	/*
 	 * Unhooking would switch a device swapped on under the entry key
 	 * back to the offset key under its live swap cache: stay loaded
 	 * until the offset key is back, which needs swap off.
 	 */
-	if (val != offset_key) {
+	if (!err && val != offset_key) {
 		if (val)
 			module_put(THIS_MODULE);
 		else
 			__module_get(THIS_MODULE);
 		WRITE_ONCE(offset_key, val);
 	}
-	return count;
+	knob_write_end();
+	return err ? err : count;
 }
 
 static ssize_t skip_wb_tags_show(struct kobject *kobj,
@@ -102,10 +121,13 @@ static ssize_t skip_wb_tags_store(struct kobject *kobj,
 	err = parse_knob(buf, count, &val);
 	if (err)
 		return err;
+	err = knob_write_begin();
+	if (err)
+		return err;
 
-	guard(mutex)(&knob_mutex);
 	swapcache_ab_set_skip_wb_tags(val);
 	WRITE_ONCE(skip_wb_tags, val);
+	knob_write_end();
 	return count;
 }
 
@@ -125,10 +147,13 @@ static ssize_t cow_free_store(struct kobject *kobj,
 	err = parse_knob(buf, count, &val);
 	if (err)
 		return err;
+	err = knob_write_begin();
+	if (err)
+		return err;
 
-	guard(mutex)(&knob_mutex);
 	swapcache_ab_set_cow_free(val);
 	WRITE_ONCE(cow_free, val);
+	knob_write_end();
 	return count;
 }
 
