@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
+# make ab      the A/B benchmark: each knob at 0 and 1 in the VM, and the
+#              stock kernel against the patched one without the module;
+#              LKP-style tables, CSV/JSON and plots (bench/ab.sh has the
+#              profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
 # make check   build the patched kernel, module and selftests; run the
 #              selftests in a QEMU VM; TAP totals and "N passed, N failed"
 # make demo    boot the VM and show the knobs and counters moving on a
@@ -7,7 +11,10 @@
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: check demo clean
+.PHONY: ab check demo clean
+
+ab:
+	bench/ab.sh
 
 check:
 	vm/check.sh

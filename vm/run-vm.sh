@@ -11,7 +11,8 @@
 # Environment: ACCEL (tcg, or kvm where nested KVM works), VM_CPUS (2),
 #   VM_TIMEOUT seconds (1800), VM_ICOUNT=1 for -icount shift=0 (the
 #   guest clock counts instructions: path length, not host noise),
-#   VM_LOG_DIR (build/vm).
+#   VM_PMEM_MB (768) of the 1536 MB as the pmem swap device, VM_LOG_DIR
+#   (build/vm), VM_NAME (JOB) naming the logs.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,8 +22,9 @@ kernel=$1 initrd=$2 job=$3 args=${4:-}
 accel=${ACCEL:-tcg}
 logdir=${VM_LOG_DIR:-$BUILD_DIR/vm}
 mkdir -p "$logdir"
-console=$logdir/$job-console.log
-results=$logdir/$job-output.log
+name=${VM_NAME:-$job}
+console=$logdir/$name-console.log
+results=$logdir/$name-output.log
 
 case $accel in
 tcg) cpu=max ;;
@@ -32,9 +34,11 @@ esac
 icount=()
 [ "${VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
 
-# 1536M of guest RAM, the upper 768M of it as pmem (/dev/pmem0) for swap,
-# like the seed's RAM-emulated pmem device.
-cmdline="console=ttyS0 memmap=768M!768M panic_on_warn=1 oops=panic panic=-1"
+# 1536M of guest RAM, the top VM_PMEM_MB (768) of it as pmem (/dev/pmem0)
+# for swap, like the seed's RAM-emulated pmem device.
+pmem_mb=${VM_PMEM_MB:-768}
+cmdline="console=ttyS0 memmap=${pmem_mb}M!$((1536 - pmem_mb))M"
+cmdline+=" panic_on_warn=1 oops=panic panic=-1"
 cmdline+=" softlockup_panic=1 swapcache_ab.job=$job"
 [ -n "$args" ] && cmdline+=" swapcache_ab.args=$args"
 
