@@ -6,12 +6,13 @@
 #              profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
 # make check   build the patched kernel, module and selftests; run the
 #              selftests in a QEMU VM; TAP totals and "N passed, N failed"
+# make lint    checkpatch --strict and sparse on the series and the module
 # make demo    boot the VM and show the knobs and counters moving on a
 #              small swap workload
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check demo clean
+.PHONY: ab check demo lint clean
 
 ab:
 	bench/ab.sh
@@ -21,6 +22,11 @@ check:
 
 demo:
 	vm/demo.sh
+
+lint:
+	vm/build-kernel.sh patched
+	vm/build-kernel.sh stock
+	vm/lint.sh
 
 clean:
 	rm -rf build/vm build/selftests build/bench

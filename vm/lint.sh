@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make lint: review hygiene, as TAP.
+#  - scripts/checkpatch.pl --strict on every patch of core-patch/ and on the
+#    module's files: zero errors, warnings and checks;
+#  - sparse (C=2) on the module: zero warnings;
+#  - sparse on the core files the series touches: no warning that the same
+#    files do not already have in stock 6.12 (mainline's own sparse
+#    warnings in mm/ are not ours to fix here).
+# Needs the patched and stock kernels built (vm/build-kernel.sh).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+cd "$top"
+
+n=0 failed=0
+result() { # status description
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+checkpatch() { # checkpatch arguments...
+	local out
+	out=$(cd /tmp && "$SRC_DIR/scripts/checkpatch.pl" --strict --no-tree "$@" 2>&1)
+	grep -qE '^total: 0 errors, 0 warnings, 0 checks' <<<"$out" && return 0
+	grep -E '^(ERROR|WARNING|CHECK)' -A3 <<<"$out" | sed 's/^/# /'
+	return 1
+}
+
+for p in $(cat core-patch/series); do
+	checkpatch "$top/core-patch/$p"
+	result $? "checkpatch --strict: core-patch/$p"
+done
+for f in module/*.c; do
+	checkpatch -f "$top/$f"
+	result $? "checkpatch --strict: $f"
+done
+
+out=$(make -s -C "$KERNEL_DIR" M="$top" C=2 CHECK="sparse -Wno-decl" modules 2>&1)
+warnings=$(grep -cE ': (warning|error):' <<<"$out")
+grep -E ': (warning|error):' <<<"$out" | sed 's/^/# /'
+result $(( warnings > 0 )) "sparse: module, $warnings warnings"
+
+core_files=$(grep -h '^+++ b/' core-patch/0*.patch | sed 's|^+++ b/||' | grep '\.c$' | sort -u)
+sparse_core() { # source dir, object dir
+	local objs
+	objs=$(echo "$core_files" | sed 's/\.c$/.o/')
+	# $objs must split into words
+	# shellcheck disable=SC2086
+	make -s -C "$1" O="$2" C=2 $objs 2>&1 | grep -E ': (warning|error):' |
+		sed -E 's/:[0-9]+:[0-9]+:/:/' | sed "s|$1/||" | sort -u
+}
+new=$(comm -13 <(sparse_core "$STOCK_SRC_DIR" "$STOCK_KERNEL_DIR" | grep -v swapcache_ab) \
+	<(sparse_core "$SRC_DIR" "$KERNEL_DIR"))
+[ -n "$new" ] && sed 's/^/# /' <<<"$new"
+result $([ -z "$new" ] && echo 0 || echo 1) "sparse: no new warnings in $(echo $core_files | wc -w) touched core files"
+
+echo "1..$n"
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
