@@ -88,5 +88,5 @@ fi
 log "building $variant kernel in $obj"
 export CCACHE_DIR
 mkdir -p "$CCACHE_DIR"
-make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" bzImage modules_prepare
+make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" bzImage modules
 log "built $obj/arch/x86/boot/bzImage"
