@@ -32,7 +32,8 @@ for p in $(cat core-patch/series); do
 	checkpatch "$top/core-patch/$p"
 	result $? "checkpatch --strict: core-patch/$p"
 done
-for f in module/*.c; do
+for f in module/*.[ch]; do
+	case $f in *.mod.c) continue ;; esac
 	checkpatch -f "$top/$f"
 	result $? "checkpatch --strict: $f"
 done
