@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reload under load: insmod and rmmod swapcache_ab in a loop while workers
+ * swap, with the knobs at non-default values when unloading and a thread
+ * writing a knob all the while; unload must be refused while the entry key
+ * is live on an active swap device; once unloaded, the kernel must be back
+ * to mainline: no hook counts anything, swap-outs land at offset indexes.
+ *
+ * Usage: reload [cycles]   (default $RELOAD_CYCLES, else 50)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "swapcache_ab_util.h"
+
+#define NR_WORKERS	2
+#define WORKER_BYTES	(32UL << 20)
+
+static pid_t pids[NR_WORKERS];
+static unsigned long *bad_words;	/* shared with the workers */
+
+static void stop_workers(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_WORKERS; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+}
+
+static void msleep(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A worker stops on its way back to user space: after its MADV_PAGEOUT */
+static bool stopped(pid_t pid)
+{
+	char path[64], buf[256], *state;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	state = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	return state && state[2] == 'T';
+}
+
+static void signal_workers(int sig)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_WORKERS; i++)
+		kill(pids[i], sig);
+	for (i = 0; sig == SIGSTOP && i < NR_WORKERS; i++)
+		while (!stopped(pids[i]))
+			msleep(10);
+}
+
+static void worker(unsigned int id)
+{
+	uint64_t seed = id << 16;
+	char *buf = map_anon(WORKER_BYTES);
+
+	for (;;) {
+		seed++;
+		fill_pattern(buf, WORKER_BYTES, seed);
+		page_out(buf, WORKER_BYTES);
+		bad_words[id] += count_bad_words(buf, WORKER_BYTES, seed);
+	}
+}
+
+static atomic_bool writing;
+static unsigned long knob_writes, knob_writes_failed;
+
+/* Writes race every load and unload: they may fail, never take effect late */
+static void *knob_writer(void *arg)
+{
+	while (atomic_load(&writing)) {
+		if (knob_write("cow_free", "0", 1))
+			knob_writes_failed++;
+		knob_writes++;
+	}
+	return NULL;
+}
+
+
+static unsigned long stats_sum(void)
+{
+	static const char *const names[] = {
+		"index_offset", "index_entry", "wb_tagged", "wb_untagged",
+		"wb_end_tagged", "cow_free_tried", "cow_freed", "cow_kept",
+	};
+	unsigned long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		sum += stat_get(names[i]);
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("RELOAD_CYCLES");
+	int cycles = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 50;
+	unsigned long bad = 0, before, after, pswpout;
+	int i, ret, loads = 0, unloads = 0, defaults_ok = 0, busy_retries = 0;
+	struct swap_shape shape;
+	pthread_t thread;
+
+	ksft_print_header();
+	if (getuid())
+		ksft_exit_skip("needs root\n");
+	ksft_set_plan(6);
+
+	if (module_loaded()) {
+		if (swap_all_off() || knob_set("offset_key", 1) || module_unload())
+			ksft_exit_fail_msg("unloading the module first: %s\n", strerror(errno));
+	}
+
+	/* Unload refused while the entry key is live on a swap device */
+	ret = module_load();
+	if (!ret)
+		ret = knob_set("offset_key", 0);
+	if (!ret)
+		ret = swap_test_on();
+	if (ret)
+		ksft_exit_fail_msg("set-up under the entry key: %s\n", strerror(-ret));
+	ret = module_unload();
+	ksft_test_result(ret && module_loaded(),
+			 "unload refused with offset_key=0 and swap on (%s)\n", strerror(-ret));
+	if (swap_all_off() || knob_set("offset_key", 1) || swap_test_on())
+		ksft_exit_fail_msg("back to the offset key: %s\n", strerror(errno));
+
+	bad_words = mmap(NULL, sizeof(*bad_words) * NR_WORKERS, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (bad_words == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	atexit(stop_workers);
+	for (i = 0; i < NR_WORKERS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			worker(i);
+	}
+
+	atomic_store(&writing, true);
+	if (pthread_create(&thread, NULL, knob_writer, NULL))
+		ksft_exit_fail_msg("pthread_create\n");
+	for (i = 0; i < cycles; i++) {
+		if (!module_loaded()) {
+			ret = module_load();
+			if (ret)
+				ksft_exit_fail_msg("load %d: %s\n", i, strerror(-ret));
+		}
+		loads++;
+		/* The writer may already have set cow_free=0: only fresh loads count */
+		defaults_ok += knob_get("offset_key") == 1;
+		if (knob_set("skip_wb_tags", 0) || knob_set("cow_free", 0))
+			ksft_exit_fail_msg("setting knobs: %s\n", strerror(errno));
+		msleep(5 + i % 20);
+		/* A racing write pins the module while it runs: try again */
+		while ((ret = module_unload()) == -EAGAIN && busy_retries < 1000 * cycles) {
+			busy_retries++;
+			msleep(1);
+		}
+		if (ret)
+			ksft_exit_fail_msg("unload %d: %s\n", i, strerror(-ret));
+		unloads++;
+	}
+	atomic_store(&writing, false);
+	pthread_join(thread, NULL);
+	ksft_print_msg("%d load/unload cycles under swap load, %lu racing knob writes (%lu refused), unload retried %d times while a write held the module\n",
+		       unloads, knob_writes, knob_writes_failed, busy_retries);
+	ksft_test_result(loads == cycles && unloads == cycles && defaults_ok == cycles,
+			 "%d cycles, offset_key=1 after every load\n", unloads);
+
+	/*
+	 * Unloaded: the workers swap for a while; no hook may count.  They
+	 * are stopped while the counters are read around it, so that only
+	 * what happened while unloaded lies between the two readings.
+	 */
+	signal_workers(SIGSTOP);
+	ret = module_load();
+	before = ret ? 0 : stats_sum();
+	if (!ret)
+		ret = module_unload();
+	if (ret)
+		ksft_exit_fail_msg("load/unload: %s\n", strerror(-ret));
+	pswpout = vmstat_get("pswpout");
+	signal_workers(SIGCONT);
+	msleep(3000);
+	signal_workers(SIGSTOP);
+	pswpout = vmstat_get("pswpout") - pswpout;
+	ret = module_load();
+	if (ret)
+		ksft_exit_fail_msg("reload: %s\n", strerror(-ret));
+	after = stats_sum();
+	signal_workers(SIGCONT);
+	ksft_test_result(pswpout > 0 && after == before,
+			 "unloaded: %lu pages swapped out, hook counters unchanged (%lu -> %lu)\n",
+			 pswpout, before, after);
+	ksft_test_result(knob_get("skip_wb_tags") == 1 && knob_get("cow_free") == 1,
+			 "reloaded at mainline after unloading at skip_wb_tags=0 cow_free=0\n");
+	ret = swap_shape_get(1, &shape);
+	ksft_test_result(!ret && shape.max_height >= 1 && shape.max_height <= 3,
+			 "swapped out while unloaded: type-1 swap cache height %u <= 3\n",
+			 shape.max_height);
+
+	stop_workers();
+	for (i = 0; i < NR_WORKERS; i++) {
+		waitpid(pids[i], NULL, 0);
+		pids[i] = 0;
+		bad += bad_words[i];
+	}
+	ksft_test_result(bad == 0, "workers' data: %lu bad words\n", bad);
+	if (swap_all_off())
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+	ksft_finished();
+}
