@@ -6,19 +6,24 @@
 #              profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
 # make check   build the patched kernel, module and selftests; run the
 #              selftests in a QEMU VM; TAP totals and "N passed, N failed"
+# make check-debug  the same on a debug kernel (KASAN, lockdep, DEBUG_VM,
+#              kmemleak: vm/debug.config)
 # make lint    checkpatch --strict and sparse on the series and the module
 # make demo    boot the VM and show the knobs and counters moving on a
 #              small swap workload
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check demo lint clean
+.PHONY: ab check check-debug demo lint clean
 
 ab:
 	bench/ab.sh
 
 check:
 	vm/check.sh
+
+check-debug:
+	vm/check.sh debug
 
 demo:
 	vm/demo.sh

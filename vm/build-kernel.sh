@@ -6,9 +6,10 @@
 # ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock]
+# Usage: vm/build-kernel.sh [patched|stock|debug]
 #   patched (default): build/linux (source), build/kernel (objects)
-#   stock:             build/linux-stock, build/kernel-stock, no series
+#   stock:             build/stock/linux, build/stock/kernel, no series
+#   debug:             build/linux, build/debug/kernel, + vm/debug.config
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +19,7 @@ variant=${1:-patched}
 case $variant in
 patched) src=$SRC_DIR obj=$KERNEL_DIR ;;
 stock) src=$STOCK_SRC_DIR obj=$STOCK_KERNEL_DIR ;;
+debug) src=$SRC_DIR obj=$DEBUG_KERNEL_DIR EXTRA_CONFIG=$top/vm/debug.config ;;
 *) die "unknown variant '$variant' (patched or stock)" ;;
 esac
 
@@ -58,7 +60,7 @@ apply_series() {
 	done
 	cp -r "$top/core-patch" "$applied"
 }
-[ "$variant" = patched ] && apply_series
+[ "$variant" != stock ] && apply_series
 
 mkdir -p "$obj"
 fragments=("$src/kernel/configs/kvm_guest.config" "$top/vm/kernel.config")

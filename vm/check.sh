@@ -5,21 +5,41 @@
 # kernel, the module and the selftests, check the series with checkpatch,
 # boot the VM, run the selftests there, and print TAP totals and a final
 # "N passed, N failed".  Exits non-zero on any failure.
+#
+# Usage: vm/check.sh [patched|debug]
+#   debug (make check-debug): the same on the kernel built with
+#   vm/debug.config (KASAN, lockdep, DEBUG_VM, kmemleak)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top"
 
+variant=${1:-patched}
 vm/install-deps.sh
-vm/build-kernel.sh patched
-vm/build-module.sh
+vm/build-kernel.sh "$variant"
 vm/build-selftests.sh
-mkdir -p "$BUILD_DIR/vm"
-initrd=$BUILD_DIR/vm/initramfs.cpio.gz
-vm/make-initramfs.sh "$initrd"
+case $variant in
+patched)
+	kdir=$KERNEL_DIR logdir=$BUILD_DIR/vm
+	vm/build-module.sh
+	ko=$top/module/swapcache_ab.ko
+	;;
+debug)
+	kdir=$DEBUG_KERNEL_DIR logdir=$BUILD_DIR/debug/vm
+	vm/build-module.sh "$kdir" "$BUILD_DIR/debug/module-src"
+	ko=$BUILD_DIR/debug/module-src/module/swapcache_ab.ko
+	# Sanitizers slow the VM several times over
+	export VM_TIMEOUT=${VM_TIMEOUT:-5400}
+	;;
+*) die "unknown variant '$variant'" ;;
+esac
+mkdir -p "$logdir"
+export VM_LOG_DIR=$logdir
+initrd=$logdir/initramfs.cpio.gz
+vm/make-initramfs.sh "$initrd" "$ko"
 
-host_tap=$BUILD_DIR/vm/host.tap
+host_tap=$logdir/host.tap
 : >"$host_tap"
 host_result() { # status description
 	if [ "$1" -eq 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi | tee -a "$host_tap"
@@ -40,9 +60,9 @@ for f in module/*.[ch]; do
 	host_result $rc "checkpatch --strict: $f"
 done
 
-echo "# VM: selftests on the patched kernel"
+echo "# VM: selftests on the $variant kernel"
 vm_rc=0
-vm/run-vm.sh "$KERNEL_DIR/arch/x86/boot/bzImage" "$initrd" selftests || vm_rc=$?
-host_result $vm_rc "VM: job finished, no WARN/BUG/Oops/lockdep/sanitizer report on the console"
+vm/run-vm.sh "$kdir/arch/x86/boot/bzImage" "$initrd" selftests || vm_rc=$?
+host_result $vm_rc "VM ($variant): job finished, no WARN/BUG/Oops/lockdep/KASAN/kmemleak report on the console"
 
-vm/tap-summary.sh "$host_tap" "$BUILD_DIR/vm/selftests-output.log"
+vm/tap-summary.sh "$host_tap" "$logdir/selftests-output.log"

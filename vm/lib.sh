@@ -7,8 +7,11 @@ LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 BUILD_DIR=${BUILD_DIR:-$top/build}
 SRC_DIR=$BUILD_DIR/linux
 KERNEL_DIR=$BUILD_DIR/kernel
-STOCK_SRC_DIR=$BUILD_DIR/linux-stock
-STOCK_KERNEL_DIR=$BUILD_DIR/kernel-stock
+# Same names one level down: the same relative paths from object to source
+# dir, so that ccache (base_dir) hits on what the two kernels share
+STOCK_SRC_DIR=$BUILD_DIR/stock/linux
+STOCK_KERNEL_DIR=$BUILD_DIR/stock/kernel
+DEBUG_KERNEL_DIR=$BUILD_DIR/debug/kernel
 # Outside the clone, so that CI's fresh clone reuses what a session built
 CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/swapcache_ab-ccache}
 export CCACHE_BASEDIR=$top

@@ -59,7 +59,8 @@ if [ "$qemu_rc" -ne 0 ]; then
 	echo "VM: qemu exited with $qemu_rc (124: timed out)" >&2
 	status=1
 fi
-splats='WARNING:|BUG:|Oops|Kernel panic|general protection|lockdep|possible recursive locking|circular locking|KASAN|UBSAN|kmemleak|Call Trace:'
+# Boot messages name KASAN, lockdep and kmemleak too: match reports only
+splats='WARNING:|BUG:|Oops|Kernel panic|general protection|INFO: lockdep|possible recursive locking|circular locking|UBSAN:|suspected memory leak|Call Trace:'
 if grep -Eq "$splats" "$console"; then
 	echo "VM: kernel reported a problem; from $console:" >&2
 	grep -E -A20 "$splats" "$console" | head -60 >&2
