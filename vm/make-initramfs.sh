@@ -25,7 +25,7 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 {
 	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /mnt /root \
-		/kselftest /kselftest/kselftest /kselftest/swapcache_ab /bench; do
+		/kselftest /kselftest/kselftest /kselftest/swapcache_ab /kselftest/upstream /bench; do
 		echo "dir $d 0755 0 0"
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
@@ -38,7 +38,14 @@ trap 'rm -f "$list"' EXIT
 	echo "file /kselftest/kselftest/runner.sh $ksft/kselftest/runner.sh 0755 0 0"
 	echo "file /kselftest/kselftest-list.txt $BUILD_DIR/selftests/kselftest-list.txt 0644 0 0"
 	for f in "$BUILD_DIR"/selftests/*; do
+		[ -f "$f" ] || continue
 		case $f in *.txt) continue ;; esac
+		echo "file /kselftest/swapcache_ab/$(basename "$f") $f 0755 0 0"
+	done
+	for f in "$BUILD_DIR"/selftests/upstream/*; do
+		echo "file /kselftest/upstream/$(basename "$f") $f 0755 0 0"
+	done
+	for f in "$top"/selftests/*.sh; do
 		echo "file /kselftest/swapcache_ab/$(basename "$f") $f 0755 0 0"
 	done
 	for f in "$top"/selftests/config "$top"/selftests/settings; do
