@@ -22,7 +22,6 @@
 #include <linux/sysfs.h>
 #include <linux/xarray.h>
 
-#define SWAPCACHE_AB_VERSION "0.1.0"
 
 /* Serialises knob writes, and with them the module reference they hold */
 static DEFINE_MUTEX(knob_mutex);

@@ -18,7 +18,7 @@ src=$top
 if [ -n "${2:-}" ]; then
 	src=$2
 	mkdir -p "$src/module"
-	cp "$top/Kbuild" "$src/"
+	cp "$top/Kbuild" "$top/dkms.conf" "$src/"
 	cp "$top"/module/Kbuild "$top"/module/*.c "$src/module/"
 fi
 log "building $src/module/swapcache_ab.ko against $kdir"

@@ -60,6 +60,10 @@ for f in module/*.[ch]; do
 	host_result $rc "checkpatch --strict: $f"
 done
 
+version=$(modinfo -F version "$ko")
+grep -q "swapcache_ab-$version" README.md && grep -q "swapcache_ab/$version" README.md
+host_result $? "version $version (dkms.conf, MODULE_VERSION) is the one README.md installs"
+
 echo "# VM: selftests on the $variant kernel"
 vm_rc=0
 vm/run-vm.sh "$kdir/arch/x86/boot/bzImage" "$initrd" selftests || vm_rc=$?
