@@ -13,9 +13,15 @@
 #   KNOBS=offset_key+skip_wb_tags+cow_free
 #   WORKLOADS=        restrict to some of swap-w-seq swap-w-rand
 #                     anon-cow-swap pmbench lru-file-readtwice
+#   Default set: offset_key and skip_wb_tags on swap-w-seq, cow_free on
+#   anon-cow-swap and pmbench (2 s), overhead on swap-w-seq, anon-cow-swap
+#   and lru-file-readtwice
 #   NR_TASK=2         usemem processes
-#   MEM=64            MB of memory the workloads' cgroup may use
-#   PMEM_MB=256       MB of the VM's RAM used as the pmem swap device
+#   MEM=32            MB of memory (memory.high) of the workloads' cgroup
+#   PMEM_MB=128       MB of the VM's RAM used as the pmem swap device
+#   FULL=0            1: every workload for every knob and in the overhead
+#                     comparison (swap-w-rand, pmbench there too), longer
+#                     pmbench; for real machines, hours under TCG
 #   OVERHEAD=1        0 skips the stock-vs-patched comparison
 #   ICOUNT=1          -icount: guest time counts instructions, so timings
 #                     measure path length and barely move with host load;
@@ -28,10 +34,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 RUNS=${RUNS:-5} KNOBS=${KNOBS:-offset_key+skip_wb_tags+cow_free}
-WORKLOADS=${WORKLOADS:-} NR_TASK=${NR_TASK:-2} MEM=${MEM:-64}
+WORKLOADS=${WORKLOADS:-} NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
 OVERHEAD=${OVERHEAD:-1} ICOUNT=${ICOUNT:-1}
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
-export VM_PMEM_MB=${PMEM_MB:-256} VM_ICOUNT=$ICOUNT VM_LOG_DIR=$out/vm
+export VM_PMEM_MB=${PMEM_MB:-128} VM_ICOUNT=$ICOUNT VM_LOG_DIR=$out/vm
 
 start=$(date +%s)
 vm/install-deps.sh
@@ -45,7 +51,7 @@ initrd=$BUILD_DIR/vm/initramfs.cpio.gz
 mkdir -p "$BUILD_DIR/vm"
 vm/make-initramfs.sh "$initrd"
 
-common="nr_task=$NR_TASK,mem=$MEM"
+common="nr_task=$NR_TASK,mem=$MEM,full=$FULL"
 [ -n "$WORKLOADS" ] && common+=",workloads=$WORKLOADS"
 
 log "knob A/B on the patched kernel: $KNOBS, $RUNS runs per value"
