@@ -10,7 +10,7 @@
 #
 # Profile (environment):
 #   RUNS=5            runs per side
-#   KNOBS=offset_key+skip_wb_tags+cow_free
+#   KNOBS=offset_key+skip_wb_tags+cow_free   (none: overhead comparison only)
 #   WORKLOADS=        restrict to some of swap-w-seq swap-w-rand
 #                     anon-cow-swap pmbench lru-file-readtwice
 #   Default set: offset_key and skip_wb_tags on swap-w-seq, cow_free on
@@ -54,9 +54,11 @@ vm/make-initramfs.sh "$initrd"
 common="nr_task=$NR_TASK,mem=$MEM,full=$FULL"
 [ -n "$WORKLOADS" ] && common+=",workloads=$WORKLOADS"
 
-log "knob A/B on the patched kernel: $KNOBS, $RUNS runs per value"
-VM_NAME=knobs vm/run-vm.sh "$KERNEL_DIR/arch/x86/boot/bzImage" "$initrd" bench \
-	"kernel=patched,mode=knobs,runs=$RUNS,knobs=$KNOBS,$common"
+if [ "$KNOBS" != none ]; then
+	log "knob A/B on the patched kernel: $KNOBS, $RUNS runs per value"
+	VM_NAME=knobs vm/run-vm.sh "$KERNEL_DIR/arch/x86/boot/bzImage" "$initrd" bench \
+		"kernel=patched,mode=knobs,runs=$RUNS,knobs=$KNOBS,$common"
+fi
 
 if [ "$OVERHEAD" = 1 ]; then
 	for run in $(seq "$RUNS"); do

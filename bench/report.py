@@ -76,6 +76,16 @@ def main():
             rows.append([kernel, knob, value, run, workload, metric, number])
             data[(kernel, knob, value, workload, metric)].append(x)
 
+    # Derived per run: xarray lock acquisitions by swap writeback per
+    # swapped-out page (the tagged path locks at start and at end)
+    for (kernel, knob, value, wl, metric), xs in list(data.items()):
+        if metric != "swapcache_ab.wb_tagged_locks":
+            continue
+        pages = data.get((kernel, knob, value, wl, "vmstat.pswpout"), [])
+        if len(pages) == len(xs) and all(pages):
+            data[(kernel, knob, value, wl, "swapcache_ab.wb_locks_per_swapped_page")] = [
+                x / p for x, p in zip(xs, pages)]
+
     with open(os.path.join(outdir, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["kernel", "knob", "value", "run", "workload", "metric", "number"])
