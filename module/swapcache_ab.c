@@ -22,7 +22,6 @@
 #include <linux/sysfs.h>
 #include <linux/xarray.h>
 
-
 /* Serialises knob writes, and with them the module reference they hold */
 static DEFINE_MUTEX(knob_mutex);
 static bool offset_key = true;

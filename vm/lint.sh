@@ -45,8 +45,9 @@ result $(( warnings > 0 )) "sparse: module, $warnings warnings"
 
 core_files=$(grep -h '^+++ b/' core-patch/0*.patch | sed 's|^+++ b/||' | grep '\.c$' | sort -u)
 sparse_core() { # source dir, object dir
-	local objs
-	objs=$(echo "$core_files" | sed 's/\.c$/.o/')
+	local objs f
+	# Files the series adds are not in the stock tree
+	objs=$(for f in $core_files; do [ -f "$1/$f" ] && echo "${f%.c}.o"; done)
 	# $objs must split into words
 	# shellcheck disable=SC2086
 	make -s -C "$1" O="$2" C=2 $objs 2>&1 | grep -E ': (warning|error):' |
