@@ -29,8 +29,9 @@ debug)
 	kdir=$DEBUG_KERNEL_DIR logdir=$BUILD_DIR/debug/vm
 	vm/build-module.sh "$kdir" "$BUILD_DIR/debug/module-src"
 	ko=$BUILD_DIR/debug/module-src/module/swapcache_ab.ko
-	# Sanitizers slow the VM several times over
+	# Sanitizers slow the VM several times over: a shorter stress profile
 	export VM_TIMEOUT=${VM_TIMEOUT:-5400}
+	export VM_ENV=${VM_ENV:-STRESS_SECONDS=30 RELOAD_CYCLES=20}
 	;;
 *) die "unknown variant '$variant'" ;;
 esac
