@@ -26,8 +26,14 @@ name=${VM_NAME:-$job}
 console=$logdir/$name-console.log
 results=$logdir/$name-output.log
 
+# TCG runs the vCPUs in one thread by default: with one host thread per
+# vCPU (thread=multi), a vCPU was seen to execute the int3 of a jump label
+# that text_poke_bp() had already finished patching, and oops ("Oops: int3"
+# in swap_cache_get_folio, while the module flipped its static key under
+# swap load) - an emulation race of cross-modifying code, which real CPUs
+# are serialised against.  VM_TCG_THREAD=multi brings it back.
 case $accel in
-tcg) cpu=max ;;
+tcg) cpu=max accel=tcg,thread=${VM_TCG_THREAD:-single} ;;
 kvm) cpu=host ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
@@ -51,7 +57,7 @@ timeout --foreground "${VM_TIMEOUT:-1800}" \
 	"${icount[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$console" -chardev stdio,id=out,signal=off -serial chardev:out \
-	</dev/null | tr -d '\r' | tee "$results"
+	</dev/null | sed -u 's/\r$//' | tee "$results"
 qemu_rc=${PIPESTATUS[0]}
 
 status=0
