@@ -2,7 +2,9 @@
 /*
  * Integrity under knob flips: workers keep rewriting and verifying
  * checksummed pages of anonymous memory larger than the memory their cgroup
- * may use, page ranges out with MADV_PAGEOUT, and fork children that
+ * may use (memory.high: reclaim and throttling, not the OOM killer that
+ * memory.max brings to a workload that keeps every page active), page
+ * ranges out with MADV_PAGEOUT, and fork children that
  * COW-write part of it, while the main process flips skip_wb_tags and
  * cow_free every few milliseconds and cycles swapoff, offset_key flip,
  * swapon.  Not one word may change.
@@ -185,7 +187,7 @@ static int key_cycle(int *key)
 {
 	int ret;
 
-	if (write_file(CGROUP "/memory.max", "max"))
+	if (write_file(CGROUP "/memory.high", "max"))
 		return -errno;
 	ret = swap_all_off();
 	if (!ret)
@@ -194,7 +196,7 @@ static int key_cycle(int *key)
 		*key = !*key;
 	if (!ret)
 		ret = swap_test_on();
-	if (write_file(CGROUP "/memory.max", CGROUP_LIMIT) && !ret)
+	if (write_file(CGROUP "/memory.high", CGROUP_LIMIT) && !ret)
 		ret = -errno;
 	return ret;
 }
@@ -227,8 +229,8 @@ int main(int argc, char **argv)
 	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
 	if (mkdir(CGROUP, 0755) && errno != EEXIST)
 		ksft_exit_fail_msg("mkdir " CGROUP ": %s\n", strerror(errno));
-	if (write_file(CGROUP "/memory.max", CGROUP_LIMIT))
-		ksft_exit_fail_msg("memory.max: %s\n", strerror(errno));
+	if (write_file(CGROUP "/memory.high", CGROUP_LIMIT))
+		ksft_exit_fail_msg("memory.high: %s\n", strerror(errno));
 
 	stats = mmap(NULL, sizeof(*stats) * NR_WORKERS, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
