@@ -30,7 +30,7 @@ demo:
 
 lint:
 	vm/build-kernel.sh patched
-	vm/build-kernel.sh stock
+	vm/build-kernel.sh stock prepare
 	vm/lint.sh
 
 clean:

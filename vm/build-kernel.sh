@@ -6,7 +6,7 @@
 # ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|debug]
+# Usage: vm/build-kernel.sh [patched|stock|debug [MAKE_TARGETS...]]
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
 #   debug:             build/linux, build/debug/kernel, + vm/debug.config
@@ -16,6 +16,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 
 variant=${1:-patched}
+shift || true
+targets=(bzImage modules)
+[ $# -gt 0 ] && targets=("$@")
 case $variant in
 patched) src=$SRC_DIR obj=$KERNEL_DIR ;;
 stock) src=$STOCK_SRC_DIR obj=$STOCK_KERNEL_DIR ;;
@@ -63,6 +66,13 @@ apply_series() {
 [ "$variant" != stock ] && apply_series
 
 mkdir -p "$obj"
+# The release names the packages and /lib/modules: patched and debug kernels
+# must not pass for each other, nor for a distribution kernel
+case $variant in
+patched) echo -swapcache-ab >"$obj/localversion-swapcache-ab" ;;
+debug) echo -swapcache-ab-debug >"$obj/localversion-swapcache-ab" ;;
+stock) rm -f "$obj/localversion-swapcache-ab" ;;
+esac
 fragments=("$src/kernel/configs/kvm_guest.config" "$top/vm/kernel.config")
 [ -n "${EXTRA_CONFIG:-}" ] && fragments+=("$EXTRA_CONFIG")
 stamp=$obj/.swapcache_ab-config
@@ -87,8 +97,11 @@ if [ "$variant" = stock ] && grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.confi
 	die "stock kernel has the hooks"
 fi
 
-log "building $variant kernel in $obj"
+log "building $variant kernel in $obj: ${targets[*]}"
 export CCACHE_DIR
 mkdir -p "$CCACHE_DIR"
-make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" bzImage modules
-log "built $obj/arch/x86/boot/bzImage"
+# The build number (uname -v "#N") is the one vm/build-packages.sh gives
+# bindeb-pkg: alternating the two then relinks nothing
+make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" KBUILD_BUILD_VERSION="$(module_version)" \
+	"${targets[@]}"
+log "built ${targets[*]} in $obj"

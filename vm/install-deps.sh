@@ -7,8 +7,8 @@ set -euo pipefail
 
 packages=(
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
-	cpio kmod patch xz-utils rsync file ccache python3
-	qemu-system-x86 busybox-static gnuplot-nox
+	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms
+	qemu-system-x86 busybox-static gnuplot-nox sparse
 )
 
 missing=()

@@ -18,3 +18,19 @@ export CCACHE_BASEDIR=$top
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# dkms.conf's PACKAGE_VERSION: the one version of the module
+module_version() { sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf"; }
+# Where vm/build-packages.sh leaves a variant's .debs
+packages_dir() { echo "$BUILD_DIR/packages/$1"; }
+# The private root vm/dkms-install.sh installs a variant's packages into
+dkms_root() { echo "$BUILD_DIR/dkms/$1"; }
+# A variant's kernel object tree
+kernel_dir() {
+	case $1 in
+	patched) echo "$KERNEL_DIR" ;;
+	debug) echo "$DEBUG_KERNEL_DIR" ;;
+	stock) echo "$STOCK_KERNEL_DIR" ;;
+	*) die "unknown variant '$1'" ;;
+	esac
+}

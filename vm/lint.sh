@@ -8,7 +8,8 @@
 #  - sparse on the core files the series touches: no warning that the same
 #    files do not already have in stock 6.12 (mainline's own sparse
 #    warnings in mm/ are not ours to fix here).
-# Needs the patched and stock kernels built (vm/build-kernel.sh).
+# Needs the patched kernel built and the stock tree prepared
+# (vm/build-kernel.sh patched; vm/build-kernel.sh stock prepare).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,5 +60,5 @@ new=$(comm -13 <(sparse_core "$STOCK_SRC_DIR" "$STOCK_KERNEL_DIR" | grep -v swap
 result $([ -z "$new" ] && echo 0 || echo 1) "sparse: no new warnings in $(echo $core_files | wc -w) touched core files"
 
 echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
+echo "# lint: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

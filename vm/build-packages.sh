@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Package a kernel built by vm/build-kernel.sh as a fleet installs it:
+# the kernel's own "make bindeb-pkg", in the same object tree (so only the
+# packaging steps run), giving linux-image-<release> and
+# linux-headers-<release> .debs in build/packages/<variant>/.
+#
+# Usage: vm/build-packages.sh [patched|debug]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
+variant=${1:-patched}
+case $variant in
+patched) obj=$KERNEL_DIR ;;
+debug) obj=$DEBUG_KERNEL_DIR ;;
+*) die "unknown variant '$variant' (patched or debug)" ;;
+esac
+[ -f "$obj/arch/x86/boot/bzImage" ] || die "no kernel in $obj: run vm/build-kernel.sh $variant"
+
+release=$(make -s -C "$SRC_DIR" O="$obj" kernelrelease)
+out=$(packages_dir "$variant")
+export CCACHE_DIR
+# A fixed package version keeps "uname -v" (#1) and so init/version.o from
+# changing on every run; the module version names the series it carries
+export KDEB_PKGVERSION="$release-$(module_version)"
+export KDEB_CHANGELOG_DIST=bookworm
+export DEBEMAIL="swapcache_ab build <swapcache_ab@localhost>"
+
+log "packaging $release from $obj"
+rm -rf "$out"
+mkdir -p "$out"
+# bindeb-pkg leaves its output next to the object tree.  -d: the build
+# dependencies are vm/install-deps.sh's (debian/control also names the
+# cross-gcc package, which a native build does not need).  CC must match
+# build-kernel.sh's, or kbuild would rebuild every object.
+rm -f "$obj"/../*_"$KDEB_PKGVERSION"_*.deb "$obj"/../linux-upstream_"$KDEB_PKGVERSION"_*
+make -s -C "$SRC_DIR" O="$obj" -j"$(nproc)" CC="ccache gcc" DPKG_FLAGS=-d bindeb-pkg \
+	>"$out/bindeb-pkg.log" 2>&1 || { tail -30 "$out/bindeb-pkg.log"; die "bindeb-pkg failed"; }
+mv "$obj"/../*_"$KDEB_PKGVERSION"_*.deb "$obj"/../linux-upstream_"$KDEB_PKGVERSION"_* "$out/"
+for p in linux-image linux-headers; do
+	[ -f "$out/${p}-${release}_${KDEB_PKGVERSION}_amd64.deb" ] || die "bindeb-pkg made no $p package"
+done
+ls -l "$out"/*.deb >&2
+log "packages in $out"

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the module the way a fleet gets it, with real DKMS, into a private
+# root instead of the host's /lib/modules: unpack the linux-image and
+# linux-headers packages of vm/build-packages.sh there, put the module's
+# sources where its DKMS package would (/usr/src/swapcache_ab-<version>),
+# then dkms add, build and install with dkms 3's --dkmstree, --sourcetree
+# and --installtree pointing into that root.  Checks the result, and that
+# DKMS skips a kernel without the hooks (Debian's own linux-headers) with
+# its BUILD_EXCLUSIVE message instead of failing.
+#
+# Prints one TAP line per check; exits non-zero if any failed.  The VM
+# then boots <root>/boot/vmlinuz-<release> with the module DKMS installed.
+#
+# Usage: vm/dkms-install.sh [patched|debug]
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
+variant=${1:-patched}
+pkgs=$(packages_dir "$variant")
+root=$(dkms_root "$variant")
+version=$(module_version)
+dkms_log=$root.log
+failed=0
+
+result() { # status description
+	if [ "$1" -eq 0 ]; then echo "ok - $2"; else echo "not ok - $2"; failed=1; fi
+}
+# dkms with every tree inside $1, the rest of the arguments after the action
+private_dkms() {
+	local r=$1 action=$2
+	shift 2
+	mkdir -p "$r/var/lib/dkms"
+	dkms "$action" -m swapcache_ab -v "$version" --dkmstree "$r/var/lib/dkms" \
+		--sourcetree "$r/usr/src" --installtree "$r/lib/modules" "$@" >>"$dkms_log" 2>&1
+}
+
+image=$(ls "$pkgs"/linux-image-*.deb 2>/dev/null | grep -v -- -dbg_)
+headers=$(ls "$pkgs"/linux-headers-*.deb 2>/dev/null)
+[ -f "$image" ] && [ -f "$headers" ] || die "no packages in $pkgs: run vm/build-packages.sh $variant"
+release=$(dpkg-deb -f "$headers" Package)
+release=${release#linux-headers-}
+
+rm -rf "$root" "$dkms_log"
+mkdir -p "$root"
+dpkg-deb -x "$image" "$root" && dpkg-deb -x "$headers" "$root"
+result $? "unpacked $(basename "$image") and $(basename "$headers") into $root"
+ksrc=$root/usr/src/linux-headers-$release
+# bindeb-pkg's headers carry no .config (Debian's do); the image's copy
+# stands in for the one dkms keeps with its build log
+kconfig=$root/boot/config-$release
+
+# What the module's DKMS package installs: the files dkms.conf builds from
+src=$root/usr/src/swapcache_ab-$version
+mkdir -p "$src/module"
+cp "$top/dkms.conf" "$top/Kbuild" "$src/"
+cp "$top/module/Kbuild" "$top"/module/*.[ch] "$src/module/"
+
+private_dkms "$root" add
+result $? "dkms add swapcache_ab/$version"
+private_dkms "$root" build -k "$release" --kernelsourcedir "$ksrc" --config "$kconfig"
+result $? "dkms build swapcache_ab/$version against linux-headers-$release"
+# depmod on the private root here, not dkms's on the host's /lib/modules
+private_dkms "$root" install -k "$release" --kernelsourcedir "$ksrc" --config "$kconfig" --no-depmod
+result $? "dkms install swapcache_ab/$version for $release"
+depmod -b "$root" -F "$root/boot/System.map-$release" "$release" >>"$dkms_log" 2>&1
+result $? "depmod -b on the private root"
+
+ko=$root/lib/modules/$release/updates/dkms/swapcache_ab.ko
+found=$(modinfo -b "$root" -k "$release" -n swapcache_ab 2>/dev/null)
+[ "$found" = "$ko" ]
+result $? "modinfo finds swapcache_ab at /lib/modules/$release/updates/dkms (${found#"$root"})"
+
+# The vermagic of a module the kernel package ships is the kernel's own
+ref=$(find "$root/lib/modules/$release/kernel" -name '*.ko*' | head -1)
+want=$(modinfo -F vermagic "$ref" 2>/dev/null)
+got=$(modinfo -F vermagic "$ko" 2>/dev/null)
+[ -n "$want" ] && [ "$got" = "$want" ] && [ "${got%% *}" = "$release" ]
+result $? "vermagic '$got' is the kernel's ('$want', from $(basename "$ref"))"
+[ "$(modinfo -F version "$ko" 2>/dev/null)" = "$version" ]
+result $? "installed module's MODULE_VERSION is dkms.conf's $version"
+
+# A kernel without the hooks: Debian 12's own headers, unpacked likewise
+stock_root=$(dkms_root debian-stock)
+debs=$BUILD_DIR/dkms/debian-debs
+stock=$(apt-cache depends linux-headers-amd64 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-headers-[0-9.-]*-amd64\)$/\1/p' | head -1)
+if [ -z "$stock" ]; then
+	result 1 "found Debian's linux-headers-amd64 in apt (apt-get update?)"
+else
+	mkdir -p "$debs"
+	[ -n "$(ls "$debs/${stock}"_*.deb 2>/dev/null)" ] ||
+		(cd "$debs" && apt-get download -q "$stock" >>"$dkms_log" 2>&1)
+	rm -rf "$stock_root"
+	mkdir -p "$stock_root"
+	dpkg-deb -x "$(ls "$debs/${stock}"_*.deb | head -1)" "$stock_root"
+	stock_release=${stock#linux-headers-}
+	stock_ksrc=$stock_root/usr/src/$stock
+	grep -q '^CONFIG_SWAPCACHE_AB_HOOKS' "$stock_ksrc/.config"
+	[ $? -eq 1 ]
+	result $? "$stock has no CONFIG_SWAPCACHE_AB_HOOKS"
+	mkdir -p "$stock_root/usr/src"
+	cp -r "$src" "$stock_root/usr/src/"
+	private_dkms "$stock_root" add
+	private_dkms "$stock_root" build -k "$stock_release" --kernelsourcedir "$stock_ksrc"
+	rc=$?
+	[ $rc -eq 77 ] && tail -5 "$dkms_log" | grep -q 'BUILD_EXCLUSIVE directive which does not match' &&
+		[ -z "$(find "$stock_root/var/lib/dkms" -name '*.ko')" ]
+	result $? "dkms skips $stock_release (exit $rc, the BUILD_EXCLUSIVE message, no .ko built)"
+fi
+
+echo "# dkms log: $dkms_log" >&2
+exit $failed
