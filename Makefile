@@ -11,10 +11,17 @@
 # make lint    checkpatch --strict and sparse on the series and the module
 # make demo    boot the VM and show the knobs and counters moving on a
 #              small swap workload
+# make dkms-src  install the module's DKMS sources into
+#              $(DKMS_SOURCE_TREE)/swapcache_ab-<version> (default /usr/src),
+#              for "dkms add swapcache_ab/<version>"
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check check-debug demo lint clean
+.PHONY: ab check check-debug demo lint dkms-src clean
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+DKMS_SOURCE_TREE ?= /usr/src
+DKMS_FILES := dkms.conf Kbuild module/Kbuild module/swapcache_ab.c
 
 ab:
 	bench/ab.sh
@@ -32,6 +39,12 @@ lint:
 	vm/build-kernel.sh patched
 	vm/build-kernel.sh stock prepare
 	vm/lint.sh
+
+dkms-src:
+	install -d $(DKMS_SOURCE_TREE)/swapcache_ab-$(VERSION)/module
+	for f in $(DKMS_FILES); do \
+		install -m 644 $$f $(DKMS_SOURCE_TREE)/swapcache_ab-$(VERSION)/$$f || exit; \
+	done
 
 clean:
 	rm -rf build/vm build/selftests build/bench

@@ -53,11 +53,9 @@ ksrc=$root/usr/src/linux-headers-$release
 # stands in for the one dkms keeps with its build log
 kconfig=$root/boot/config-$release
 
-# What the module's DKMS package installs: the files dkms.conf builds from
+# The module's sources where dkms add looks for them, as README says
+make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$root/usr/src"
 src=$root/usr/src/swapcache_ab-$version
-mkdir -p "$src/module"
-cp "$top/dkms.conf" "$top/Kbuild" "$src/"
-cp "$top/module/Kbuild" "$top"/module/*.[ch] "$src/module/"
 
 private_dkms "$root" add
 result $? "dkms add swapcache_ab/$version"

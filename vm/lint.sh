@@ -59,6 +59,18 @@ new=$(comm -13 <(sparse_core "$STOCK_SRC_DIR" "$STOCK_KERNEL_DIR" | grep -v swap
 [ -n "$new" ] && sed 's/^/# /' <<<"$new"
 result $([ -z "$new" ] && echo 0 || echo 1) "sparse: no new warnings in $(echo $core_files | wc -w) touched core files"
 
+# Advisory only, not a gate: README.md, "Review hygiene", says why
+cf_files=(module/swapcache_ab.c selftests/*.[ch] "$SRC_DIR/mm/swapcache_ab.c"
+	"$SRC_DIR/include/linux/swapcache_ab.h")
+if command -v clang-format >/dev/null; then
+	cf_lines=0
+	for f in "${cf_files[@]}"; do
+		d=$(clang-format --style=file:"$SRC_DIR/.clang-format" "$f" | diff "$f" - | grep -c '^[<>]')
+		cf_lines=$((cf_lines + d))
+	done
+	echo "# clang-format (advisory): $cf_lines diff lines over ${#cf_files[@]} files"
+fi
+
 echo "1..$n"
 echo "# lint: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
