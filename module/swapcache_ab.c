@@ -103,16 +103,30 @@ static ssize_t offset_key_store(struct kobject *kobj,
 	return err ? err : count;
 }
 
-static ssize_t skip_wb_tags_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *buf)
+/*
+ * skip_wb_tags and cow_free may change at any time: the core applies the
+ * new policy and the module only remembers what it was told, for show.
+ */
+struct policy_attribute {
+	struct kobj_attribute attr;
+	bool *value;
+	void (*apply)(bool val);
+};
+
+static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(skip_wb_tags));
+	struct policy_attribute *pa = container_of(attr, struct policy_attribute,
+						   attr);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*pa->value));
 }
 
-static ssize_t skip_wb_tags_store(struct kobject *kobj,
-				  struct kobj_attribute *attr,
-				  const char *buf, size_t count)
+static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
 {
+	struct policy_attribute *pa = container_of(attr, struct policy_attribute,
+						   attr);
 	bool val;
 	int err;
 
@@ -123,46 +137,30 @@ static ssize_t skip_wb_tags_store(struct kobject *kobj,
 	if (err)
 		return err;
 
-	swapcache_ab_set_skip_wb_tags(val);
-	WRITE_ONCE(skip_wb_tags, val);
+	pa->apply(val);
+	WRITE_ONCE(*pa->value, val);
 	knob_write_end();
 	return count;
 }
 
-static ssize_t cow_free_show(struct kobject *kobj,
-			     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(cow_free));
-}
+static struct policy_attribute skip_wb_tags_attr = {
+	.attr = __ATTR(skip_wb_tags, 0644, policy_show, policy_store),
+	.value = &skip_wb_tags,
+	.apply = swapcache_ab_set_skip_wb_tags,
+};
 
-static ssize_t cow_free_store(struct kobject *kobj,
-			      struct kobj_attribute *attr,
-			      const char *buf, size_t count)
-{
-	bool val;
-	int err;
-
-	err = parse_knob(buf, count, &val);
-	if (err)
-		return err;
-	err = knob_write_begin();
-	if (err)
-		return err;
-
-	swapcache_ab_set_cow_free(val);
-	WRITE_ONCE(cow_free, val);
-	knob_write_end();
-	return count;
-}
+static struct policy_attribute cow_free_attr = {
+	.attr = __ATTR(cow_free, 0644, policy_show, policy_store),
+	.value = &cow_free,
+	.apply = swapcache_ab_set_cow_free,
+};
 
 static struct kobj_attribute offset_key_attr = __ATTR_RW(offset_key);
-static struct kobj_attribute skip_wb_tags_attr = __ATTR_RW(skip_wb_tags);
-static struct kobj_attribute cow_free_attr = __ATTR_RW(cow_free);
 
 static struct attribute *knob_attrs[] = {
 	&offset_key_attr.attr,
-	&skip_wb_tags_attr.attr,
-	&cow_free_attr.attr,
+	&skip_wb_tags_attr.attr.attr,
+	&cow_free_attr.attr.attr,
 	NULL,
 };
 
