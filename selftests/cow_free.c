@@ -23,7 +23,7 @@
 #include "kselftest.h"
 #include "swapcache_ab_util.h"
 
-#define TEST_BYTES	(16UL << 20)
+#define TEST_BYTES	test_size(16UL << 20)
 /* Below the 31 folios of a per-CPU LRU batch */
 #define CHUNK_PAGES	16
 #define PAGE_CLUSTER	"/proc/sys/vm/page-cluster"

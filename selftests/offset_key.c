@@ -14,7 +14,7 @@
 #include "kselftest.h"
 #include "swapcache_ab_util.h"
 
-#define TEST_BYTES	(64UL << 20)
+#define TEST_BYTES	test_size(64UL << 20)
 #define TEST_TYPE	1
 
 /* Swap TEST_BYTES out under @offset_key; return the shape it left */

@@ -25,7 +25,7 @@
 #include "swapcache_ab_util.h"
 
 #define NR_WORKERS	2
-#define WORKER_BYTES	(32UL << 20)
+#define WORKER_BYTES	test_size(32UL << 20)
 
 static pid_t pids[NR_WORKERS];
 static unsigned long *bad_words;	/* shared with the workers */

@@ -27,9 +27,9 @@
 #include "swapcache_ab_util.h"
 
 #define NR_WORKERS	2
-#define WORKER_BYTES	(96UL << 20)
+/* Each worker's memory, and the cgroup's memory.high: as much again */
+#define WORKER_BYTES	test_size(96UL << 20)
 #define CGROUP		"/sys/fs/cgroup/swapcache_ab_stress"
-#define CGROUP_LIMIT	"96M"
 #define WORDS		(PAGE_SZ / 8)
 #define MAGIC		0x5ab5ab5ab5ab0000ULL
 
@@ -40,6 +40,7 @@ struct worker_stats {
 static struct worker_stats *stats;	/* shared with the workers */
 static volatile sig_atomic_t stop;
 static pid_t pids[NR_WORKERS];
+static char cgroup_limit[16];	/* memory.high: one worker's memory */
 
 /* Also on a failed assertion: no worker may outlive the test */
 static void stop_workers(void)
@@ -196,7 +197,7 @@ static int key_cycle(int *key)
 		*key = !*key;
 	if (!ret)
 		ret = swap_test_on();
-	if (write_file(CGROUP "/memory.high", CGROUP_LIMIT) && !ret)
+	if (write_file(CGROUP "/memory.high", cgroup_limit) && !ret)
 		ret = -errno;
 	return ret;
 }
@@ -229,7 +230,8 @@ int main(int argc, char **argv)
 	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
 	if (mkdir(CGROUP, 0755) && errno != EEXIST)
 		ksft_exit_fail_msg("mkdir " CGROUP ": %s\n", strerror(errno));
-	if (write_file(CGROUP "/memory.high", CGROUP_LIMIT))
+	snprintf(cgroup_limit, sizeof(cgroup_limit), "%luM", WORKER_BYTES >> 20);
+	if (write_file(CGROUP "/memory.high", cgroup_limit))
 		ksft_exit_fail_msg("memory.high: %s\n", strerror(errno));
 
 	stats = mmap(NULL, sizeof(*stats) * NR_WORKERS, PROT_READ | PROT_WRITE,
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_msg("%d s: %d workers x %lu MB in a %s cgroup, THP always\n",
-		       seconds, NR_WORKERS, WORKER_BYTES >> 20, CGROUP_LIMIT);
+		       seconds, NR_WORKERS, WORKER_BYTES >> 20, cgroup_limit);
 	srandom(time(NULL));
 	end = time(NULL) + seconds;
 	next_cycle = time(NULL) + 10;

@@ -20,6 +20,17 @@
 
 const char *const thp_modes[2] = { "always", "never" };
 
+size_t test_size(size_t bytes)
+{
+	const char *env = getenv("SIZE_DIVISOR");
+	long div = env ? atol(env) : 1;
+
+	if (div < 1)
+		div = 1;
+	bytes = bytes / div / THP_SZ * THP_SZ;
+	return bytes < 2 * THP_SZ ? 2 * THP_SZ : bytes;
+}
+
 int module_load(void)
 {
 	const char *ko = getenv("SWAPCACHE_AB_KO");

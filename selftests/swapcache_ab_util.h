@@ -54,6 +54,13 @@ struct swap_shape {
 int swap_shape_get(unsigned int type, struct swap_shape *shape);
 int wb_marks_total(unsigned long *marks);
 
+/*
+ * How much memory a test swaps: @bytes divided by $SIZE_DIVISOR (default
+ * 1), in whole THPs.  The debug kernel's profile divides: under KASAN and
+ * lockdep in TCG, every swapped page costs many times more.
+ */
+size_t test_size(size_t bytes);
+
 /* Memory: THP-aligned anonymous map, patterns that name their word */
 void *map_anon(size_t len);
 void fill_pattern(void *buf, size_t len, uint64_t seed);

@@ -16,7 +16,7 @@
 #include "kselftest.h"
 #include "swapcache_ab_util.h"
 
-#define TEST_BYTES	(32UL << 20)
+#define TEST_BYTES	test_size(32UL << 20)
 #define FLIP_ROUNDS	4
 
 struct wb_counts {
