@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 	const char *env = getenv("RELOAD_CYCLES");
 	int cycles = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 50;
 	unsigned long bad = 0, before, after, pswpout;
-	int i, ret, loads = 0, unloads = 0, defaults_ok = 0, busy_retries = 0;
+	int i, ret, loads = 0, unloads = 0, defaults_ok = 0, busy_retries = 0, waited;
 	struct swap_shape shape;
 	pthread_t thread;
 
@@ -201,9 +201,17 @@ int main(int argc, char **argv)
 		ret = module_unload();
 	if (ret)
 		ksft_exit_fail_msg("load/unload: %s\n", strerror(-ret));
+	/*
+	 * Until a worker's worth of pages went out: a worker may be reading
+	 * back (swapping in) for seconds first, more so on a debug kernel.
+	 */
 	pswpout = vmstat_get("pswpout");
 	signal_workers(SIGCONT);
-	msleep(3000);
+	for (waited = 0; waited < 120000; waited += 100) {
+		msleep(100);
+		if (vmstat_get("pswpout") - pswpout >= WORKER_BYTES / PAGE_SZ)
+			break;
+	}
 	signal_workers(SIGSTOP);
 	pswpout = vmstat_get("pswpout") - pswpout;
 	ret = module_load();
