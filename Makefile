@@ -4,10 +4,14 @@
 #              stock kernel against the patched one without the module;
 #              LKP-style tables, CSV/JSON and plots (bench/ab.sh has the
 #              profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
-# make check   build the patched kernel, module and selftests; run the
-#              selftests in a QEMU VM; TAP totals and "N passed, N failed"
-# make check-debug  the same on a debug kernel (KASAN, lockdep, DEBUG_VM,
-#              kmemleak: vm/debug.config)
+# make check   the test command (CI runs it): build the debug kernel (KASAN,
+#              lockdep, DEBUG_VM, kmemleak: vm/debug.config) as bindeb-pkg
+#              packages, install the module through DKMS into a private root,
+#              lint, boot the packaged kernel in a QEMU VM and run the
+#              selftests there with the debug profile; TAP totals and
+#              "N passed, N failed"
+# make check KERNEL=patched  the same on the plain patched kernel (what
+#              make ab measures), with the full stress profile; quicker
 # make lint    checkpatch --strict and sparse on the series and the module
 # make demo    boot the VM and show the knobs and counters moving on a
 #              small swap workload
@@ -17,7 +21,7 @@
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check check-debug demo lint dkms-src clean
+.PHONY: ab check demo lint dkms-src clean
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
@@ -26,11 +30,10 @@ DKMS_FILES := dkms.conf Kbuild module/Kbuild module/swapcache_ab.c
 ab:
 	bench/ab.sh
 
-check:
-	vm/check.sh
+KERNEL ?= debug
 
-check-debug:
-	vm/check.sh debug
+check:
+	vm/check.sh $(KERNEL)
 
 demo:
 	vm/demo.sh

