@@ -39,7 +39,7 @@ demo:
 	vm/demo.sh
 
 lint:
-	vm/build-kernel.sh patched
+	vm/build-kernel.sh patched prepare
 	vm/build-kernel.sh stock prepare
 	vm/lint.sh
 

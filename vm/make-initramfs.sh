@@ -14,10 +14,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 ko=${2:-$top/module/swapcache_ab.ko}
 ksft=$SRC_DIR/tools/testing/selftests
-gen=$KERNEL_DIR/usr/gen_init_cpio
+gen=$BUILD_DIR/gen_init_cpio
 busybox=/bin/busybox
 
-[ -x "$gen" ] || die "$gen missing: build the kernel first"
+# The kernel's own tool, from the source: whichever kernel was built
+if [ ! -x "$gen" ] || [ "$SRC_DIR/usr/gen_init_cpio.c" -nt "$gen" ]; then
+	gcc -O2 -o "$gen" "$SRC_DIR/usr/gen_init_cpio.c" || die "building gen_init_cpio"
+fi
 file "$busybox" | grep -q 'statically linked' || die "$busybox is not static: install busybox-static"
 [ -f "$ko" ] || die "$ko missing: build the module first"
 
