@@ -32,24 +32,6 @@ static struct kobject *swapcache_ab_kobj;
 static struct dentry *swapcache_ab_debugfs;
 
 /*
- * A write racing rmmod must not change anything once the module is going:
- * its exit is about to restore mainline.
- */
-static int knob_write_begin(void)
-{
-	if (!try_module_get(THIS_MODULE))
-		return -ENODEV;
-	mutex_lock(&knob_mutex);
-	return 0;
-}
-
-static void knob_write_end(void)
-{
-	mutex_unlock(&knob_mutex);
-	module_put(THIS_MODULE);
-}
-
-/*
  * Strictly "0" or "1", a trailing newline allowed.  kstrtobool() reads the
  * first character only and would take "0x1" for 0 and "yes please" for 1;
  * a typo in an A/B script should fail loudly instead.
@@ -66,6 +48,30 @@ static int parse_knob(const char *buf, size_t count, bool *val)
 	return 0;
 }
 
+/*
+ * Parse the value, then hold the module and the knob mutex.  A write
+ * racing rmmod must not change anything once the module is going: its
+ * exit is about to restore mainline.
+ */
+static int knob_write_begin(const char *buf, size_t count, bool *val)
+{
+	int err;
+
+	err = parse_knob(buf, count, val);
+	if (err)
+		return err;
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	mutex_lock(&knob_mutex);
+	return 0;
+}
+
+static void knob_write_end(void)
+{
+	mutex_unlock(&knob_mutex);
+	module_put(THIS_MODULE);
+}
+
 static ssize_t offset_key_show(struct kobject *kobj,
 			       struct kobj_attribute *attr, char *buf)
 {
@@ -79,10 +85,7 @@ static ssize_t offset_key_store(struct kobject *kobj,
 	bool val;
 	int err;
 
-	err = parse_knob(buf, count, &val);
-	if (err)
-		return err;
-	err = knob_write_begin();
+	err = knob_write_begin(buf, count, &val);
 	if (err)
 		return err;
 
@@ -130,10 +133,7 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool val;
 	int err;
 
-	err = parse_knob(buf, count, &val);
-	if (err)
-		return err;
-	err = knob_write_begin();
+	err = knob_write_begin(buf, count, &val);
 	if (err)
 		return err;
 
