@@ -84,8 +84,18 @@ result $? "installed module's MODULE_VERSION is dkms.conf's $version"
 # A kernel without the hooks: Debian 12's own headers, unpacked likewise
 stock_root=$(dkms_root debian-stock)
 debs=$BUILD_DIR/dkms/debian-debs
-stock=$(apt-cache depends linux-headers-amd64 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-headers-[0-9.-]*-amd64\)$/\1/p' | head -1)
+debian_headers() {
+	apt-cache depends linux-headers-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-headers-[0-9.-]*-amd64\)$/\1/p' | head -1
+}
+stock=$(debian_headers)
+if [ -z "$stock" ]; then
+	# A machine whose package lists were never fetched
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -q >>"$dkms_log" 2>&1
+	stock=$(debian_headers)
+fi
 if [ -z "$stock" ]; then
 	result 1 "found Debian's linux-headers-amd64 in apt (apt-get update?)"
 else
