@@ -28,6 +28,13 @@ run_cow() {
 	sed -n 's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\1 \2/p' /tmp/cow.out
 }
 
+# Unloading needs the offset key back, which needs swap off
+module_unload() {
+	swap_off
+	echo 1 >$K/offset_key
+	rmmod swapcache_ab
+}
+
 # cow with the module loaded at "offset_key skip_wb_tags cow_free"
 run_cow_with() {
 	{
@@ -36,15 +43,11 @@ run_cow_with() {
 			echo "$2" >$K/skip_wb_tags && echo "$3" >$K/cow_free && swap_on
 	} >&2
 	run_cow
-	{
-		swap_off
-		echo 1 >$K/offset_key
-		rmmod swapcache_ab
-	} >&2
+	module_unload >&2
 }
 
 echo "TAP version 13"
-[ -d $K ] && { swap_off; echo 1 >$K/offset_key; rmmod swapcache_ab; }
+[ -d $K ] && module_unload
 
 case ${UPSTREAM_PROFILE:-full} in
 short)

@@ -19,11 +19,11 @@ variant=${1:-patched}
 shift || true
 targets=(bzImage modules)
 [ $# -gt 0 ] && targets=("$@")
+obj=$(kernel_dir "$variant")
+src=$SRC_DIR
 case $variant in
-patched) src=$SRC_DIR obj=$KERNEL_DIR ;;
-stock) src=$STOCK_SRC_DIR obj=$STOCK_KERNEL_DIR ;;
-debug) src=$SRC_DIR obj=$DEBUG_KERNEL_DIR EXTRA_CONFIG=$top/vm/debug.config ;;
-*) die "unknown variant '$variant' (patched or stock)" ;;
+stock) src=$STOCK_SRC_DIR ;;
+debug) EXTRA_CONFIG=$top/vm/debug.config ;;
 esac
 
 [ -f "$LINUX_TARBALL" ] || die "$LINUX_TARBALL missing: run vm/install-deps.sh"

@@ -13,11 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 
 variant=${1:-patched}
-case $variant in
-patched) obj=$KERNEL_DIR ;;
-debug) obj=$DEBUG_KERNEL_DIR ;;
-*) die "unknown variant '$variant' (patched or debug)" ;;
-esac
+[ "$variant" != stock ] || die "the stock kernel is not packaged (patched or debug)"
+obj=$(kernel_dir "$variant")
 [ -f "$obj/arch/x86/boot/bzImage" ] || die "no kernel in $obj: run vm/build-kernel.sh $variant"
 
 release=$(make -s -C "$SRC_DIR" O="$obj" kernelrelease)

@@ -55,7 +55,6 @@ kconfig=$root/boot/config-$release
 
 # The module's sources where dkms add looks for them, as README says
 make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$root/usr/src"
-src=$root/usr/src/swapcache_ab-$version
 
 private_dkms "$root" add
 result $? "dkms add swapcache_ab/$version"
@@ -110,8 +109,7 @@ else
 	grep -q '^CONFIG_SWAPCACHE_AB_HOOKS' "$stock_ksrc/.config"
 	[ $? -eq 1 ]
 	result $? "$stock has no CONFIG_SWAPCACHE_AB_HOOKS"
-	mkdir -p "$stock_root/usr/src"
-	cp -r "$src" "$stock_root/usr/src/"
+	make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$stock_root/usr/src"
 	private_dkms "$stock_root" add
 	private_dkms "$stock_root" build -k "$stock_release" --kernelsourcedir "$stock_ksrc"
 	rc=$?

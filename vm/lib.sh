@@ -31,6 +31,6 @@ kernel_dir() {
 	patched) echo "$KERNEL_DIR" ;;
 	debug) echo "$DEBUG_KERNEL_DIR" ;;
 	stock) echo "$STOCK_KERNEL_DIR" ;;
-	*) die "unknown variant '$1'" ;;
+	*) die "unknown kernel variant '$1' (patched, debug or stock)" ;;
 	esac
 }
