@@ -193,6 +193,7 @@ EVENT_ATTR(index_entry, SWAPCACHE_AB_INDEX_ENTRY);
 EVENT_ATTR(wb_tagged, SWAPCACHE_AB_WB_TAGGED);
 EVENT_ATTR(wb_untagged, SWAPCACHE_AB_WB_UNTAGGED);
 EVENT_ATTR(wb_end_tagged, SWAPCACHE_AB_WB_END_TAGGED);
+EVENT_ATTR(wb_end_after_flip, SWAPCACHE_AB_WB_END_AFTER_FLIP);
 EVENT_ATTR(cow_free_tried, SWAPCACHE_AB_COW_FREE_TRIED);
 EVENT_ATTR(cow_freed, SWAPCACHE_AB_COW_FREED);
 EVENT_ATTR(cow_kept, SWAPCACHE_AB_COW_KEPT);
@@ -203,6 +204,7 @@ static struct attribute *stats_attrs[] = {
 	&wb_tagged_attr.attr.attr,
 	&wb_untagged_attr.attr.attr,
 	&wb_end_tagged_attr.attr.attr,
+	&wb_end_after_flip_attr.attr.attr,
 	&cow_free_tried_attr.attr.attr,
 	&cow_freed_attr.attr.attr,
 	&cow_kept_attr.attr.attr,
