@@ -153,8 +153,8 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(thp_modes); i++)
 		test_thp_mode(thp_modes[i]);
 
-	knob_set("cow_free", 1);
-	write_file(PAGE_CLUSTER, "3");
+	if (knob_set("cow_free", 1) || write_file(PAGE_CLUSTER, "3"))
+		ksft_exit_fail_msg("restoring cow_free, page-cluster: %s\n", strerror(errno));
 	if (swap_all_off())
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
 	ksft_finished();

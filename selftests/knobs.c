@@ -16,11 +16,6 @@
 
 static const char *const knobs[] = { "offset_key", "skip_wb_tags", "cow_free" };
 
-static const char *const stats[] = {
-	"index_offset", "index_entry", "wb_tagged", "wb_untagged",
-	"wb_end_tagged", "cow_free_tried", "cow_freed", "cow_kept",
-};
-
 struct bad_input {
 	const char *name;
 	const char *buf;
@@ -132,12 +127,12 @@ int main(void)
 	ksft_test_result(ok, "every knob starts at 1, mainline\n");
 
 	ok = true;
-	for (i = 0; i < ARRAY_SIZE(stats); i++) {
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++) {
 		char path[128];
 
-		snprintf(path, sizeof(path), KNOB_DIR "/stats/%s", stats[i]);
+		snprintf(path, sizeof(path), KNOB_DIR "/stats/%s", stat_names[i]);
 		ok &= write_file(path, "0") == -EACCES;
-		ksft_print_msg("stats/%s = %lu\n", stats[i], stat_get(stats[i]));
+		ksft_print_msg("stats/%s = %lu\n", stat_names[i], stat_get(stat_names[i]));
 	}
 	ksft_test_result(ok, "stats are read-only\n");
 

@@ -2,13 +2,18 @@
 /*
  * offset_key: the swap cache of a type-1 swap device is ~10 levels high
  * when keyed by the whole swap entry and at most 3 when keyed by offset;
- * the key cannot change under an active swap device; data swapped out
- * under either key comes back intact.
+ * under either key, a folio swapped in for one process is found in the
+ * swap cache by the next (no second read from the device), and freeing
+ * swap slots clears the shadows their folios left; the key cannot change
+ * under an active swap device; data swapped out under either key comes
+ * back intact.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -16,6 +21,88 @@
 
 #define TEST_BYTES	test_size(64UL << 20)
 #define TEST_TYPE	1
+/*
+ * Freed swap slots wait in a per-CPU cache of SWAP_BATCH (64) before they
+ * are released, and with them their shadows
+ */
+#define SLOT_CACHE	64
+
+struct child_read {
+	unsigned long pswpin;
+	size_t bad;
+};
+
+/*
+ * Entries with two users are swapped in through the swap cache: the parent
+ * reads @buf from the device, then the child must find every folio in the
+ * swap cache at the index the key gives, and read nothing.
+ */
+static void test_swap_cache_hits(const char *thp, int offset_key, char *buf)
+{
+	struct child_read *child_read;
+	unsigned long pswpin;
+	int go[2], status;
+	size_t bad;
+	pid_t pid;
+
+	child_read = mmap(NULL, sizeof(*child_read), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (child_read == MAP_FAILED || pipe(go))
+		ksft_exit_fail_msg("mmap/pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		child_read->pswpin = vmstat_get("pswpin");
+		child_read->bad = count_bad_words(buf, TEST_BYTES, offset_key);
+		child_read->pswpin = vmstat_get("pswpin") - child_read->pswpin;
+		_exit(0);
+	}
+	close(go[0]);
+	pswpin = vmstat_get("pswpin");
+	bad = count_bad_words(buf, TEST_BYTES, offset_key);
+	pswpin = vmstat_get("pswpin") - pswpin;
+	if (write(go[1], "x", 1) != 1)
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	close(go[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		ksft_exit_fail_msg("reading child ended with status %#x\n", status);
+	ksft_print_msg("thp=%s offset_key=%d: parent read pswpin +%lu, then child read pswpin +%lu\n",
+		       thp, offset_key, pswpin, child_read->pswpin);
+	ksft_test_result(pswpin > 0 && child_read->pswpin == 0 &&
+			 bad == 0 && child_read->bad == 0,
+			 "thp=%s offset_key=%d: %lu pages read from swap by the parent, 0 = %lu by the child (swap cache hits), %zu + %zu bad words\n",
+			 thp, offset_key, pswpin, child_read->pswpin, bad,
+			 child_read->bad);
+	munmap(child_read, sizeof(*child_read));
+}
+
+/* Swapped out and unmapped without a read: the shadows must go with the slots */
+static void test_shadows_cleared(const char *thp, int offset_key)
+{
+	unsigned long bound = SLOT_CACHE * sysconf(_SC_NPROCESSORS_ONLN);
+	struct swap_shape before, after;
+	char *buf = map_anon(TEST_BYTES);
+	int ret;
+
+	fill_pattern(buf, TEST_BYTES, offset_key);
+	if (page_out(buf, TEST_BYTES))
+		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	ret = swap_shape_get(TEST_TYPE, &before);
+	munmap(buf, TEST_BYTES);
+	if (!ret)
+		ret = swap_shape_get(TEST_TYPE, &after);
+	if (ret)
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(-ret));
+	ksft_test_result(before.shadows > bound && after.shadows <= bound,
+			 "thp=%s offset_key=%d: %lu shadows after page-out, %lu left once unmapped (<= %lu in slot caches)\n",
+			 thp, offset_key, before.shadows, after.shadows, bound);
+}
 
 /* Swap TEST_BYTES out under @offset_key; return the shape it left */
 static void swap_under_key(const char *thp, int offset_key,
@@ -23,7 +110,6 @@ static void swap_under_key(const char *thp, int offset_key,
 {
 	const char *counter = offset_key ? "index_offset" : "index_entry";
 	unsigned long before, pswpout;
-	size_t bad;
 	char *buf;
 	int ret;
 
@@ -43,8 +129,10 @@ static void swap_under_key(const char *thp, int offset_key,
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
 	pswpout = vmstat_get("pswpout") - pswpout;
 
-	if (swap_shape_get(TEST_TYPE, shape))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	ret = swap_shape_get(TEST_TYPE, shape);
+	if (ret || !shape->spaces)
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s, %lu type-%d spaces\n",
+				   strerror(-ret), shape->spaces, TEST_TYPE);
 	ksft_print_msg("thp=%s offset_key=%d: pswpout +%lu, type %d: %lu spaces, %lu folios, %lu shadows, %lu nodes, height %u, %s +%lu\n",
 		       thp, offset_key, pswpout, TEST_TYPE, shape->spaces,
 		       shape->folios, shape->shadows, shape->nodes,
@@ -54,10 +142,9 @@ static void swap_under_key(const char *thp, int offset_key,
 			 "thp=%s offset_key=%d: swap-out went through the %s key\n",
 			 thp, offset_key, offset_key ? "offset" : "entry");
 
-	bad = count_bad_words(buf, TEST_BYTES, offset_key);
-	ksft_test_result(bad == 0, "thp=%s offset_key=%d: %lu MB read back, %zu bad words\n",
-			 thp, offset_key, TEST_BYTES >> 20, bad);
+	test_swap_cache_hits(thp, offset_key, buf);
 	munmap(buf, TEST_BYTES);
+	test_shadows_cleared(thp, offset_key);
 }
 
 static void test_thp_mode(const char *thp)
@@ -102,7 +189,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(10 * ARRAY_SIZE(thp_modes));
+	ksft_set_plan(12 * ARRAY_SIZE(thp_modes));
 	module_require();
 
 	for (i = 0; i < ARRAY_SIZE(thp_modes); i++)

@@ -204,19 +204,20 @@ static int key_cycle(int *key)
 
 int main(int argc, char **argv)
 {
-	unsigned long flips = 0, cycles = 0, marks;
+	unsigned long flips = 0, cycles = 0, marks, spaces;
 	struct worker_stats sum = { 0 };
 	const char *env = getenv("STRESS_SECONDS");
 	int seconds = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 120;
 	time_t end, next_cycle;
 	unsigned int i;
 	int key = 1, ret;
+	bool workers_ok = true;
 	char pid[16];
 
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(5);
+	ksft_set_plan(6);
 	module_require();
 	set_thp("always");
 	ret = swap_test_on();
@@ -227,7 +228,8 @@ int main(int argc, char **argv)
 	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
 	    mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
 		ksft_exit_fail_msg("mounting cgroup2: %s\n", strerror(errno));
-	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	if (write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
+		ksft_exit_fail_msg("enabling the memory controller: %s\n", strerror(errno));
 	if (mkdir(CGROUP, 0755) && errno != EEXIST)
 		ksft_exit_fail_msg("mkdir " CGROUP ": %s\n", strerror(errno));
 	snprintf(cgroup_limit, sizeof(cgroup_limit), "%luM", WORKER_BYTES >> 20);
@@ -275,20 +277,25 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_WORKERS; i++)
 		kill(pids[i], SIGTERM);
 	for (i = 0; i < NR_WORKERS; i++) {
-		int status;
+		int status = 0;
 
-		waitpid(pids[i], &status, 0);
+		if (waitpid(pids[i], &status, 0) != pids[i])
+			status = -1;
 		pids[i] = 0;
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			ksft_print_msg("worker %u ended with status %#x\n", i, status);
+		/* A SIGBUS from a failed swap-in ends a worker too */
+		if (status || !stats[i].verified) {
+			ksft_print_msg("worker %u ended with status %#x after verifying %lu pages\n",
+				       i, status, stats[i].verified);
+			workers_ok = false;
+		}
 		sum.written += stats[i].written;
 		sum.verified += stats[i].verified;
 		sum.corrupted += stats[i].corrupted;
 		sum.cow_children += stats[i].cow_children;
 		sum.cow_bad += stats[i].cow_bad;
 	}
-	knob_set("skip_wb_tags", 1);
-	knob_set("cow_free", 1);
+	if (knob_set("skip_wb_tags", 1) || knob_set("cow_free", 1))
+		ksft_exit_fail_msg("restoring the knobs: %s\n", strerror(errno));
 
 	ksft_print_msg("flips %lu, swapoff/offset_key/swapon cycles %lu, pages written %lu, verified %lu, corrupted %lu, COW children %lu (bad %lu), pswpout %lu\n",
 		       flips, cycles, sum.written, sum.verified, sum.corrupted,
@@ -300,6 +307,8 @@ int main(int argc, char **argv)
 	 */
 	ksft_test_result(flips >= (unsigned long)seconds && cycles > 0,
 			 "%lu knob flips and %lu key cycles under load\n", flips, cycles);
+	ksft_test_result(workers_ok, "each of %d workers exited 0 and verified pages\n",
+			 NR_WORKERS);
 	ksft_test_result(sum.verified > sum.written / 2,
 			 "%lu pages verified after %lu written\n", sum.verified, sum.written);
 	ksft_test_result(sum.corrupted == 0, "corrupted pages: %lu\n", sum.corrupted);
@@ -307,9 +316,11 @@ int main(int argc, char **argv)
 			 "%lu COW children saw their own writes and the parent's data, %lu did not\n",
 			 sum.cow_children, sum.cow_bad);
 
-	if (wb_marks_total(&marks))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
-	ksft_test_result(marks == 0, "WRITEBACK marks left once idle: %lu\n", marks);
+	if (writeback_wait_idle(60) || wb_marks_total(&marks, &spaces))
+		ksft_exit_fail_msg("writeback idle, reading " SPACES_FILE ": %s\n",
+				   strerror(errno));
+	ksft_test_result(spaces > 0 && marks == 0,
+			 "WRITEBACK marks left once idle: %lu in %lu spaces\n", marks, spaces);
 	if (swap_all_off() || knob_set("offset_key", 1))
 		ksft_exit_fail_msg("restoring swap and offset_key: %s\n", strerror(errno));
 	rmdir(CGROUP);

@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -19,6 +22,12 @@
 #endif
 
 const char *const thp_modes[2] = { "always", "never" };
+
+const char *const stat_names[9] = {
+	"index_offset", "index_entry", "wb_tagged", "wb_untagged",
+	"wb_end_tagged", "wb_end_after_flip", "cow_free_tried", "cow_freed",
+	"cow_kept",
+};
 
 size_t test_size(size_t bytes)
 {
@@ -200,6 +209,10 @@ static int make_swap(const char *dev)
 	return 0;
 }
 
+#define LOOP_BACKING	"/tmp/swapcache_ab-loop"
+
+static char loop_dev[32];
+
 int swap_all_off(void)
 {
 	const char *devs[] = { TEST_SWAP_DEV, SMALL_SWAP_DEV };
@@ -208,7 +221,7 @@ int swap_all_off(void)
 	for (i = 0; i < 2; i++)
 		if (swapoff(devs[i]) && errno != EINVAL)
 			return -errno;
-	return 0;
+	return swap_loop_off();
 }
 
 int swap_test_on(void)
@@ -230,6 +243,75 @@ int swap_test_on(void)
 	return 0;
 }
 
+int swap_loop_on(size_t bytes)
+{
+	int ctl, nr, loop = -1, backing = -1, ret = 0;
+
+	ret = swap_all_off();
+	if (ret)
+		return ret;
+	backing = open(LOOP_BACKING, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ctl = open("/dev/loop-control", O_RDWR);
+	nr = ctl < 0 ? -1 : ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (backing < 0 || nr < 0 || ftruncate(backing, bytes)) {
+		ret = -errno;
+		goto out;
+	}
+	snprintf(loop_dev, sizeof(loop_dev), "/dev/loop%d", nr);
+	loop = open(loop_dev, O_RDWR);
+	if (loop < 0 || ioctl(loop, LOOP_SET_FD, backing)) {
+		ret = -errno;
+		loop_dev[0] = '\0';
+		goto out;
+	}
+	ret = make_swap(loop_dev);
+	if (!ret && swapon(loop_dev, SWAP_FLAG_PREFER | 10))
+		ret = -errno;
+out:
+	if (loop >= 0)
+		close(loop);
+	if (ctl >= 0)
+		close(ctl);
+	if (backing >= 0)
+		close(backing);
+	if (ret && loop_dev[0])
+		swap_loop_off();
+	return ret;
+}
+
+int swap_loop_off(void)
+{
+	int fd, ret = 0;
+
+	if (!loop_dev[0])
+		return 0;
+	if (swapoff(loop_dev) && errno != EINVAL)
+		return -errno;
+	fd = open(loop_dev, O_RDWR);
+	if (fd < 0 || ioctl(fd, LOOP_CLR_FD))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	loop_dev[0] = '\0';
+	unlink(LOOP_BACKING);
+	return ret;
+}
+
+long writeback_wait_idle(unsigned int seconds)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	unsigned int i;
+	long kb = 0;
+
+	for (i = 0; i < seconds * 100; i++) {
+		kb = meminfo_kb("Writeback");
+		if (!kb)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	return kb;
+}
+
 int swap_shape_get(unsigned int type, struct swap_shape *shape)
 {
 	unsigned long space, folios, shadows, nodes, height, marks;
@@ -241,6 +323,11 @@ int swap_shape_get(unsigned int type, struct swap_shape *shape)
 	f = fopen(SPACES_FILE, "r");
 	if (!f)
 		return -errno;
+	if (!fgets(line, sizeof(line), f) ||
+	    strcmp(line, "type space folios shadows nodes height wb_marks\n")) {
+		fclose(f);
+		return -EPROTO;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%u %lu %lu %lu %lu %lu %lu", &row_type, &space,
 			   &folios, &shadows, &nodes, &height, &marks) != 7)
@@ -259,18 +346,21 @@ int swap_shape_get(unsigned int type, struct swap_shape *shape)
 	return 0;
 }
 
-int wb_marks_total(unsigned long *marks)
+int wb_marks_total(unsigned long *marks, unsigned long *spaces)
 {
 	struct swap_shape shape;
 	unsigned int type;
 	int ret;
 
 	*marks = 0;
-	for (type = 0; type < 2; type++) {
+	*spaces = 0;
+	/* The VM's devices: pmem, brd, and a loop device on the first free type */
+	for (type = 0; type < 3; type++) {
 		ret = swap_shape_get(type, &shape);
 		if (ret)
 			return ret;
 		*marks += shape.wb_marks;
+		*spaces += shape.spaces;
 	}
 	return 0;
 }

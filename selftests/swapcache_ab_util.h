@@ -23,6 +23,8 @@
 #define THP_SZ		(2UL << 20)
 
 extern const char *const thp_modes[2];
+/* Every counter under stats/ */
+extern const char *const stat_names[9];
 
 /* The module, loaded from $SWAPCACHE_AB_KO (default /swapcache_ab.ko) */
 int module_load(void);
@@ -45,14 +47,26 @@ void set_thp(const char *mode);
 /* Swap: both devices off, then on with the test device preferred */
 int swap_all_off(void);
 int swap_test_on(void);
+/*
+ * Or, with both off, a loop device over a tmpfs file of @bytes: writeback
+ * completes later, in the loop worker, not inside submission as on pmem
+ */
+int swap_loop_on(size_t bytes);
+int swap_loop_off(void);
+/* Wait, at most @seconds, for no writeback in flight; the kB left */
+long writeback_wait_idle(unsigned int seconds);
 
 struct swap_shape {
 	unsigned long spaces, folios, shadows, nodes, wb_marks;
 	unsigned int max_height;
 };
-/* Sum of the debugfs table's rows for one swap type */
+/*
+ * Sum of the debugfs table's rows for one swap type.  A table without its
+ * header line is an error; no row for @type leaves shape->spaces at 0.
+ */
 int swap_shape_get(unsigned int type, struct swap_shape *shape);
-int wb_marks_total(unsigned long *marks);
+/* WRITEBACK marks over every swap device, and how many spaces were read */
+int wb_marks_total(unsigned long *marks, unsigned long *spaces);
 
 /*
  * How much memory a test swaps: @bytes divided by $SIZE_DIVISOR (default

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * skip_wb_tags: swap-out takes the untagged path at 1 and the tagged one
- * at 0, as the counters show; flipping the knob while swap-out is under
- * way leaves no WRITEBACK mark once the swap cache is idle, and no data
- * is lost either way.
+ * at 0, as the counters show, and the tagged path clears every mark it set.
+ * With writeback completing asynchronously (a loop device), writebacks
+ * that start tagged and end after a flip to 1 happen, are counted as such,
+ * and still clear their marks.  Marks are counted as soon as writeback is
+ * idle, while the swapped-out folios and their slots still exist: freeing
+ * a slot stores NULL, and that alone would erase a stale mark.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,9 +21,11 @@
 
 #define TEST_BYTES	test_size(32UL << 20)
 #define FLIP_ROUNDS	4
+/* Writeback still in flight this long after page-out is a hang */
+#define IDLE_SECONDS	60
 
 struct wb_counts {
-	unsigned long tagged, untagged, end_tagged, pswpout;
+	unsigned long tagged, untagged, end_tagged, end_after_flip, pswpout;
 };
 
 static void wb_counts_get(struct wb_counts *c)
@@ -28,6 +33,7 @@ static void wb_counts_get(struct wb_counts *c)
 	c->tagged = stat_get("wb_tagged");
 	c->untagged = stat_get("wb_untagged");
 	c->end_tagged = stat_get("wb_end_tagged");
+	c->end_after_flip = stat_get("wb_end_after_flip");
 	c->pswpout = vmstat_get("pswpout");
 }
 
@@ -37,53 +43,65 @@ static void wb_counts_delta(struct wb_counts *d, const struct wb_counts *a,
 	d->tagged = b->tagged - a->tagged;
 	d->untagged = b->untagged - a->untagged;
 	d->end_tagged = b->end_tagged - a->end_tagged;
+	d->end_after_flip = b->end_after_flip - a->end_after_flip;
 	d->pswpout = b->pswpout - a->pswpout;
 }
 
-/* One swap-out and read-back of TEST_BYTES; returns the bad words */
-static size_t swap_round(uint64_t seed)
+struct round_result {
+	unsigned long marks, spaces;
+	size_t bad;
+};
+
+/*
+ * One swap-out of TEST_BYTES: the marks once writeback is idle, counted
+ * before anything is read back or unmapped, then the bad words read back.
+ */
+static void swap_round(uint64_t seed, struct round_result *r)
 {
 	char *buf = map_anon(TEST_BYTES);
-	size_t bad;
+	long busy_kb;
 
 	fill_pattern(buf, TEST_BYTES, seed);
 	if (page_out(buf, TEST_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-	bad = count_bad_words(buf, TEST_BYTES, seed);
+	busy_kb = writeback_wait_idle(IDLE_SECONDS);
+	if (busy_kb)
+		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
+				   busy_kb, IDLE_SECONDS);
+	if (wb_marks_total(&r->marks, &r->spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	r->bad = count_bad_words(buf, TEST_BYTES, seed);
 	munmap(buf, TEST_BYTES);
-	return bad;
 }
 
 static void test_mode(const char *thp, int skip)
 {
+	struct round_result r;
 	struct wb_counts a, b, d;
-	unsigned long marks;
-	size_t bad;
 
 	if (knob_set("skip_wb_tags", skip))
 		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
 	wb_counts_get(&a);
-	bad = swap_round(skip);
+	swap_round(skip, &r);
 	wb_counts_get(&b);
 	wb_counts_delta(&d, &a, &b);
-	ksft_print_msg("thp=%s skip_wb_tags=%d: pswpout +%lu, wb_tagged +%lu, wb_untagged +%lu, wb_end_tagged +%lu\n",
-		       thp, skip, d.pswpout, d.tagged, d.untagged, d.end_tagged);
+	ksft_print_msg("thp=%s skip_wb_tags=%d: pswpout +%lu, wb_tagged +%lu, wb_untagged +%lu, wb_end_tagged +%lu, wb_end_after_flip +%lu\n",
+		       thp, skip, d.pswpout, d.tagged, d.untagged, d.end_tagged,
+		       d.end_after_flip);
 
 	if (skip)
-		ksft_test_result(d.untagged > 0 && d.tagged == 0 && d.end_tagged == 0,
+		ksft_test_result(d.pswpout > 0 && d.untagged > 0 && d.tagged == 0 &&
+				 d.end_tagged == 0 && d.end_after_flip == 0,
 				 "thp=%s skip_wb_tags=1: every swap writeback skipped the tags\n",
 				 thp);
 	else
-		ksft_test_result(d.tagged > 0 && d.untagged == 0 &&
-				 d.end_tagged == d.tagged,
+		ksft_test_result(d.pswpout > 0 && d.tagged > 0 && d.untagged == 0 &&
+				 d.end_tagged == d.tagged && d.end_after_flip == 0,
 				 "thp=%s skip_wb_tags=0: every swap writeback set and cleared its mark\n",
 				 thp);
-
-	if (wb_marks_total(&marks))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
-	ksft_test_result(marks == 0 && bad == 0,
-			 "thp=%s skip_wb_tags=%d: %lu WRITEBACK marks left, %zu bad words\n",
-			 thp, skip, marks, bad);
+	ksft_test_result(r.spaces > 0 && r.marks == 0 && r.bad == 0,
+			 "thp=%s skip_wb_tags=%d: %lu WRITEBACK marks in %lu spaces once idle, %zu bad words\n",
+			 thp, skip, r.marks, r.spaces, r.bad);
 }
 
 static atomic_bool flipping;
@@ -102,41 +120,54 @@ static void *flipper(void *arg)
 	return NULL;
 }
 
-/* Writebacks start under one mode and end under the other */
+/* Writebacks start under one mode and end, in the loop worker, under the other */
 static void test_flips(const char *thp)
 {
+	struct round_result r, sum = { 0 };
 	struct wb_counts a, b, d;
-	unsigned long marks;
 	pthread_t thread;
-	size_t bad = 0;
-	int i;
+	int i, ret;
 
+	ret = swap_loop_on(2 * TEST_BYTES);
+	if (ret)
+		ksft_exit_fail_msg("swap on a loop device: %s\n", strerror(-ret));
 	flips = 0;
 	wb_counts_get(&a);
 	atomic_store(&flipping, true);
 	if (pthread_create(&thread, NULL, flipper, NULL))
 		ksft_exit_fail_msg("pthread_create\n");
-	for (i = 0; i < FLIP_ROUNDS; i++)
-		bad += swap_round(100 + i);
+	for (i = 0; i < FLIP_ROUNDS; i++) {
+		swap_round(100 + i, &r);
+		sum.marks += r.marks;
+		sum.bad += r.bad;
+		sum.spaces = r.spaces;
+		if (r.spaces == 0)
+			break;
+	}
 	atomic_store(&flipping, false);
 	pthread_join(thread, NULL);
-	knob_set("skip_wb_tags", 1);
+	if (knob_set("skip_wb_tags", 1))
+		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
 	wb_counts_get(&b);
 	wb_counts_delta(&d, &a, &b);
+	ret = swap_test_on();
+	if (ret)
+		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
 
-	if (wb_marks_total(&marks))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
-	ksft_print_msg("thp=%s flipping: %lu flips over %d rounds, pswpout +%lu, wb_tagged +%lu, wb_untagged +%lu, wb_end_tagged +%lu\n",
+	ksft_print_msg("thp=%s flipping, loop device: %lu flips over %d rounds, pswpout +%lu, wb_tagged +%lu, wb_untagged +%lu, wb_end_tagged +%lu, wb_end_after_flip +%lu\n",
 		       thp, flips, FLIP_ROUNDS, d.pswpout, d.tagged, d.untagged,
-		       d.end_tagged);
+		       d.end_tagged, d.end_after_flip);
 	ksft_test_result(d.tagged > 0 && d.untagged > 0,
 			 "thp=%s flipping: writebacks went both ways\n", thp);
-	ksft_test_result(d.end_tagged >= d.tagged,
-			 "thp=%s flipping: every tagged start ended through the tagged path\n",
-			 thp);
-	ksft_test_result(marks == 0 && bad == 0,
-			 "thp=%s flipping: %lu WRITEBACK marks left once idle, %zu bad words\n",
-			 thp, marks, bad);
+	ksft_test_result(d.end_tagged == d.tagged,
+			 "thp=%s flipping: each of %lu tagged starts cleared its mark at the end (%lu)\n",
+			 thp, d.tagged, d.end_tagged);
+	ksft_test_result(d.end_after_flip > 0,
+			 "thp=%s flipping: %lu tagged writebacks ended after a flip to 1\n",
+			 thp, d.end_after_flip);
+	ksft_test_result(sum.spaces > 0 && sum.marks == 0 && sum.bad == 0,
+			 "thp=%s flipping: %lu WRITEBACK marks once idle, %zu bad words\n",
+			 thp, sum.marks, sum.bad);
 }
 
 int main(void)
@@ -147,7 +178,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(7 * ARRAY_SIZE(thp_modes));
+	ksft_set_plan(8 * ARRAY_SIZE(thp_modes));
 	module_require();
 
 	ret = swap_test_on();
@@ -161,7 +192,8 @@ int main(void)
 		test_flips(thp_modes[i]);
 	}
 
-	knob_set("skip_wb_tags", 1);
+	if (knob_set("skip_wb_tags", 1))
+		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
 	if (swap_all_off())
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
 	ksft_finished();

@@ -47,7 +47,9 @@ cmdline="console=ttyS0 memmap=${pmem_mb}M!$((1536 - pmem_mb))M"
 cmdline+=" panic_on_warn=1 oops=panic panic=-1"
 cmdline+=" softlockup_panic=1 swapcache_ab.job=$job"
 [ -n "$args" ] && cmdline+=" swapcache_ab.args=$args"
-# VM_TESTS=a,b: only these selftests; VM_ENV="NAME=VALUE ...": for the job
+# VM_PROFILE: the selftests' profile in vm/expected-results; VM_TESTS=a,b:
+# only these selftests; VM_ENV="NAME=VALUE ...": for the job
+[ -n "${VM_PROFILE:-}" ] && cmdline+=" swapcache_ab.profile=$VM_PROFILE"
 [ -n "${VM_TESTS:-}" ] && cmdline+=" swapcache_ab.tests=$VM_TESTS"
 for e in ${VM_ENV:-}; do cmdline+=" swapcache_ab.env.$e"; done
 

@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""TAP totals of a make check run, gated by vm/expected-results.
+
+Reads the host checks (TAP lines of their own) and the kselftest output the
+VM brought back, and holds the latter to the manifest: every program the
+profile lists must have run, with the plan the manifest gives, reported
+every subtest of that plan, and passed; a skip of a program or a subtest
+fails unless the manifest allows it; a program the manifest does not list
+fails too.  Prints a line per program, the totals and a final
+"N passed, N failed, N skipped", and exits non-zero unless nothing failed.
+
+Usage: vm/tap-summary.py HOST_TAP VM_OUTPUT PROFILE [PROGRAM,...]
+  PROGRAM,...: only these were asked for (VM_TESTS); default all
+"""
+import os
+import re
+import sys
+
+MANIFEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'expected-results')
+
+HEADER = re.compile(r'^# selftests: swapcache_ab: (\S+)$')
+VERDICT = re.compile(r'^(not )?ok \d+ selftests: swapcache_ab: (\S+)(.*)$')
+PLAN = re.compile(r'^# 1\.\.(\d+)(.*)$')
+SUBTEST = re.compile(r'^# (not )?ok \d+ (.*)$')
+
+
+class Expected:
+    def __init__(self, plan, timeout, skips=0, reason=''):
+        self.plan, self.timeout, self.skips, self.reason = plan, timeout, skips, reason
+
+
+def read_manifest(profile):
+    expected = {}
+    with open(MANIFEST) as f:
+        for n, line in enumerate(f, 1):
+            words = line.split()
+            if not words or words[0].startswith('#'):
+                continue
+            if len(words) < 4:
+                sys.exit(f'{MANIFEST}:{n}: want PROFILE PROGRAM PLAN TIMEOUT [skip=N REASON]')
+            if words[0] != profile:
+                continue
+            exp = Expected(int(words[2]), int(words[3]))
+            if len(words) > 4:
+                if not words[4].startswith('skip=') or len(words) < 6:
+                    sys.exit(f'{MANIFEST}:{n}: an allowed skip needs skip=N and a reason')
+                exp.skips, exp.reason = int(words[4][5:]), ' '.join(words[5:])
+            expected[words[1]] = exp
+    if not expected:
+        sys.exit(f'{MANIFEST}: no program listed for profile {profile}')
+    return expected
+
+
+class Program:
+    def __init__(self):
+        self.plan = None          # the program's own "1..N"
+        self.passed = self.failed = self.skipped = 0
+        self.verdict = None       # 'ok', 'not ok'
+        self.note = ''            # what followed the runner's verdict
+        self.program_skip = False
+
+
+def parse_vm(path):
+    programs, current = {}, None
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\n')
+            m = HEADER.match(line)
+            if m:
+                current = programs.setdefault(m.group(1), Program())
+                continue
+            m = VERDICT.match(line)
+            if m:
+                prog = programs.setdefault(m.group(2), Program())
+                prog.verdict = 'not ok' if m.group(1) else 'ok'
+                prog.note = m.group(3).strip()
+                if '# SKIP' in prog.note:
+                    prog.program_skip = True
+                current = None
+                continue
+            if current is None:
+                continue
+            m = PLAN.match(line)
+            if m and current.plan is None:
+                current.plan = int(m.group(1))
+                if '# SKIP' in m.group(2):
+                    current.program_skip = True
+                continue
+            m = SUBTEST.match(line)
+            if m:
+                if m.group(1):
+                    current.failed += 1
+                elif re.search(r'#\s*SKIP', m.group(2), re.I):
+                    current.skipped += 1
+                else:
+                    current.passed += 1
+    return programs
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__)
+    host_path, vm_path, profile = sys.argv[1:4]
+    expected = read_manifest(profile)
+    if len(sys.argv) == 5 and sys.argv[4]:
+        asked = sys.argv[4].split(',')
+        unknown = [p for p in asked if p not in expected]
+        if unknown:
+            sys.exit(f'not in {MANIFEST} for {profile}: {", ".join(unknown)}')
+        expected = {p: e for p, e in expected.items() if p in asked}
+
+    host_ok = host_fail = 0
+    with open(host_path) as f:
+        for line in f:
+            if line.startswith('ok '):
+                host_ok += 1
+            elif line.startswith('not ok '):
+                host_fail += 1
+
+    programs = parse_vm(vm_path) if os.path.exists(vm_path) else {}
+    passed, failed, skipped = host_ok, host_fail, 0
+    allowed_skips = []
+    vm_ok = 0
+    for name in list(expected) + [p for p in programs if p not in expected]:
+        exp, prog = expected.get(name), programs.get(name)
+        problems = []
+        if exp is None:
+            problems.append(f'ran, but {os.path.basename(MANIFEST)} does not list it for {profile}')
+        elif prog is None or prog.verdict is None:
+            problems.append('did not run to a verdict' if prog else 'did not run')
+        if prog is not None:
+            if prog.verdict == 'not ok':
+                problems.append(f'failed as a whole ({prog.note or "no reason given"})')
+            if prog.program_skip:
+                problems.append('skipped as a whole')
+            reported = prog.passed + prog.failed + prog.skipped
+            if exp and prog.plan != exp.plan and not prog.program_skip:
+                problems.append(f'planned {prog.plan}, the manifest says {exp.plan}')
+            if exp and prog.plan is not None and reported < prog.plan:
+                problems.append(f'reported {reported} of its {prog.plan} subtests')
+            if prog.failed:
+                problems.append(f'{prog.failed} subtests failed')
+            if prog.skipped:
+                allowed = exp.skips if exp else 0
+                if prog.skipped > allowed:
+                    problems.append(f'{prog.skipped} subtests skipped, {allowed} allowed')
+                else:
+                    allowed_skips.append(f'{name}: {prog.skipped} skipped ({exp.reason})')
+            passed += prog.passed
+            failed += prog.failed
+            skipped += prog.skipped
+        # Subtest failures are counted once, above; any other problem
+        # is one more failure, named here
+        other = [p for p in problems if not p.endswith('subtests failed')]
+        if other:
+            failed += 1
+        if problems:
+            print(f'not ok - {name}: ' + '; '.join(problems))
+        else:
+            vm_ok += 1
+            print(f'ok - {name}: {prog.passed} of {exp.plan} subtests passed')
+
+    nprog = len(expected)
+    print(f'TAP totals: host checks {host_ok} ok, {host_fail} not ok; '
+          f'VM selftests ({profile} profile): {vm_ok} of {nprog} programs ok, '
+          f'subtests {passed - host_ok} ok, {skipped} skipped; '
+          f'{failed - host_fail} VM failures (subtests not ok; programs '
+          f'missing, killed, skipped or short of their plan)')
+    for line in allowed_skips:
+        print(f'allowed skip: {line}')
+    print(f'{passed} passed, {failed} failed, {skipped} skipped')
+    return 1 if failed or passed == host_ok else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
