@@ -13,6 +13,9 @@
 # make check KERNEL=patched  the same on the plain patched kernel (what
 #              make ab measures), with the full stress profile; quicker
 # make lint    checkpatch --strict and sparse on the series and the module
+# make mutants apply each deliberate bug in vm/mutants/ in turn, rebuild
+#              what it touches, run the selftests it must break on the
+#              debug kernel, and print which were caught (MUTANTS=a,b: some)
 # make demo    boot the VM and show the knobs and counters moving on a
 #              small swap workload
 # make dkms-src  install the module's DKMS sources into
@@ -21,7 +24,7 @@
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check demo lint dkms-src clean
+.PHONY: ab check demo lint mutants dkms-src clean
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
@@ -31,6 +34,7 @@ ab:
 	bench/ab.sh
 
 KERNEL ?= debug
+comma := ,
 
 check:
 	vm/check.sh $(KERNEL)
@@ -42,6 +46,9 @@ lint:
 	vm/build-kernel.sh patched prepare
 	vm/build-kernel.sh stock prepare
 	vm/lint.sh
+
+mutants:
+	vm/mutants.sh $(subst $(comma), ,$(MUTANTS))
 
 dkms-src:
 	install -d $(DKMS_SOURCE_TREE)/swapcache_ab-$(VERSION)/module

@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make mutants: deliberate bugs the suite must catch.  Each vm/mutants/*.patch
+# breaks one thing, in the kernel (Tree: kernel, applied on top of the
+# series) or in this repository (Tree: repo: the module, a selftest, the
+# harness), and names the selftests that must go red (Expect:).  In turn,
+# each is applied to a scratch copy, what it touches is rebuilt (kernel
+# mutants: the debug kernel in a scratch tree, from ccache; others: the
+# module or the selftests only), the expected selftests run in the VM on
+# the debug kernel with make check's debug profile, and the mutant is
+# caught when vm/tap-summary.py names every expected selftest as failed.
+#
+# Usage: vm/mutants.sh [NAME...]   (default: every vm/mutants/*.patch)
+# Prints a table: mutant, expected selftests, caught or survived, time.
+# Exits non-zero when one survived.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+cd "$top"
+
+work=$BUILD_DIR/mutants
+# The scratch kernel mirrors build/linux + build/debug/kernel one level
+# down, so that the relative paths, and so ccache, are the debug kernel's
+msrc=$work/linux
+mobj=$work/debug/kernel
+
+if [ $# -gt 0 ]; then
+	mutants=()
+	for m in "$@"; do mutants+=("vm/mutants/${m%.patch}.patch"); done
+else
+	mutants=(vm/mutants/*.patch)
+fi
+
+vm/install-deps.sh
+vm/build-kernel.sh debug
+vm/build-kernel.sh patched prepare
+vm/build-selftests.sh
+debug_env="SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=20 UPSTREAM_PROFILE=short"
+
+field() { sed -n "s/^$1: //p;/^---$/q" "$2"; }
+
+# The scratch kernel source: hard links to build/linux, each file a mutant
+# patches copied first so that build/linux itself never changes
+scratch_kernel_reset() {
+	# Re-applying a changed series replaces files in build/linux: link again
+	if [ -d "$msrc" ] &&
+		! diff -qr "$SRC_DIR/.swapcache_ab-applied" "$msrc/.swapcache_ab-applied" >/dev/null; then
+		rm -rf "$msrc" "$work/kernel-applied"
+	fi
+	if [ ! -d "$msrc" ]; then
+		log "hard-linking $SRC_DIR to $msrc"
+		cp -al "$SRC_DIR" "$msrc"
+	fi
+	if [ -f "$work/kernel-applied" ]; then
+		while read -r f; do
+			cp --remove-destination "$SRC_DIR/$f" "$msrc/$f"
+		done <"$work/kernel-applied"
+		rm -f "$work/kernel-applied"
+	fi
+}
+
+scratch_kernel_apply() { # patch
+	local f
+
+	scratch_kernel_reset
+	sed -n 's|^+++ b/||p' "$1" >"$work/kernel-applied"
+	while read -r f; do
+		cp --remove-destination "$SRC_DIR/$f" "$msrc/$f"
+	done <"$work/kernel-applied"
+	patch -s -d "$msrc" -p1 <"$1"
+	mkdir -p "$mobj"
+	cp "$DEBUG_KERNEL_DIR/.config" "$DEBUG_KERNEL_DIR/localversion-swapcache-ab" "$mobj/"
+	log "building the debug kernel with $(basename "$1") in $mobj"
+	make -s -C "$msrc" O="$mobj" olddefconfig
+	CCACHE_DIR=$CCACHE_DIR make -s -C "$msrc" O="$mobj" -j"$(nproc)" CC="ccache gcc" \
+		KBUILD_BUILD_VERSION="$(module_version)" bzImage modules
+}
+
+# Build what the mutant touches and run its expected selftests; 0 if the
+# suite caught it
+run_mutant() { # patch
+	local patch=$1 name tree expect tests kernel kobj repo logdir rc
+
+	name=$(basename "$patch" .patch)
+	tree=$(field Tree "$patch")
+	expect=$(field Expect "$patch")
+	repo=$work/repo
+	logdir=$work/logs/$name
+	rm -rf "$repo" "$logdir"
+	mkdir -p "$repo" "$logdir"
+	# The scratch copy: what the mutant may touch, and what runs the VM
+	cp -r Kbuild dkms.conf module selftests vm "$repo/"
+	case $tree in
+	kernel)
+		scratch_kernel_apply "$patch"
+		kernel=$mobj/arch/x86/boot/bzImage kobj=$mobj
+		;;
+	repo)
+		patch -s -d "$repo" -p1 <"$patch"
+		kernel=$DEBUG_KERNEL_DIR/arch/x86/boot/bzImage kobj=$DEBUG_KERNEL_DIR
+		;;
+	*) die "$patch: Tree must be kernel or repo" ;;
+	esac
+
+	# The module and the selftests from the scratch copy; upstream's cow
+	# and the kernel source (for kselftest's runner) as make check has them
+	make -s -C "$kobj" M="$repo" modules
+	mkdir -p "$work/build/selftests/upstream"
+	ln -sfn "$SRC_DIR" "$work/build/linux"
+	make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
+		OUTPUT="$work/build/selftests"
+	make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
+		OUTPUT="$work/build/selftests" COLLECTION=swapcache_ab emit_tests \
+		>"$work/build/selftests/kselftest-list.txt"
+	cp "$BUILD_DIR/selftests/upstream/cow" "$work/build/selftests/upstream/"
+	BUILD_DIR=$work/build "$repo/vm/make-initramfs.sh" "$logdir/initramfs.cpio.gz" \
+		"$repo/module/swapcache_ab.ko"
+
+	tests=$(echo "$expect" | tr ' ' ,)
+	: >"$logdir/host.tap"
+	rc=0
+	VM_LOG_DIR=$logdir VM_PROFILE=debug VM_TESTS=$tests VM_ENV=$debug_env \
+		VM_TIMEOUT=3600 "$repo/vm/run-vm.sh" "$kernel" "$logdir/initramfs.cpio.gz" \
+		selftests >"$logdir/run.log" 2>&1 || rc=$?
+	"$repo/vm/tap-summary.py" "$logdir/host.tap" "$logdir/selftests-output.log" debug \
+		"$tests" >"$logdir/summary.txt" || true
+	cat "$logdir/summary.txt" >&2
+	for t in $expect; do
+		grep -q "^not ok - $t:" "$logdir/summary.txt" || return 1
+	done
+	return 0
+}
+
+table=$work/table.txt
+mkdir -p "$work"
+printf '%-40s %-20s %-9s %s\n' mutant expected result time >"$table"
+survived=0
+for patch in "${mutants[@]}"; do
+	[ -f "$patch" ] || die "no mutant $patch"
+	start=$(date +%s)
+	log "mutant $(basename "$patch" .patch): $(field Why "$patch")"
+	if run_mutant "$patch"; then
+		result=caught
+	else
+		result=SURVIVED
+		survived=$((survived + 1))
+	fi
+	secs=$(($(date +%s) - start))
+	printf '%-40s %-20s %-9s %dm%02ds\n' "$(basename "$patch" .patch)" \
+		"$(field Expect "$patch" | tr ' ' ,)" "$result" $((secs / 60)) $((secs % 60)) |
+		tee -a "$table"
+done
+scratch_kernel_reset
+echo
+cat "$table"
+echo "$(( ${#mutants[@]} - survived )) caught, $survived survived (logs: $work/logs)"
+[ "$survived" -eq 0 ]
