@@ -297,6 +297,12 @@ static int __init swapcache_ab_init(void)
 		pr_err("swap cache hooks already taken: %d\n", err);
 		return err;
 	}
+	/*
+	 * The knobs show this module's values: make them the kernel's too,
+	 * whatever an earlier owner of the hooks left there.
+	 */
+	swapcache_ab_set_skip_wb_tags(skip_wb_tags);
+	swapcache_ab_set_cow_free(cow_free);
 
 	swapcache_ab_kobj = kobject_create_and_add("swapcache_ab", mm_kobj);
 	if (!swapcache_ab_kobj) {

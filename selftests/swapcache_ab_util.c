@@ -211,16 +211,27 @@ static int make_swap(const char *dev)
 
 #define LOOP_BACKING	"/tmp/swapcache_ab-loop"
 
-static char loop_dev[32];
-
+/*
+ * Every swap device, whoever turned it on: a test that failed half-way
+ * must not leave the next one a device it does not expect
+ */
 int swap_all_off(void)
 {
-	const char *devs[] = { TEST_SWAP_DEV, SMALL_SWAP_DEV };
-	int i;
+	char line[256], dev[200];
+	FILE *f;
 
-	for (i = 0; i < 2; i++)
-		if (swapoff(devs[i]) && errno != EINVAL)
+	f = fopen("/proc/swaps", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%199s", dev) != 1 || dev[0] != '/')
+			continue;
+		if (swapoff(dev) && errno != EINVAL) {
+			fclose(f);
 			return -errno;
+		}
+	}
+	fclose(f);
 	return swap_loop_off();
 }
 
@@ -246,6 +257,7 @@ int swap_test_on(void)
 int swap_loop_on(size_t bytes)
 {
 	int ctl, nr, loop = -1, backing = -1, ret = 0;
+	char dev[32];
 
 	ret = swap_all_off();
 	if (ret)
@@ -257,15 +269,14 @@ int swap_loop_on(size_t bytes)
 		ret = -errno;
 		goto out;
 	}
-	snprintf(loop_dev, sizeof(loop_dev), "/dev/loop%d", nr);
-	loop = open(loop_dev, O_RDWR);
+	snprintf(dev, sizeof(dev), "/dev/loop%d", nr);
+	loop = open(dev, O_RDWR);
 	if (loop < 0 || ioctl(loop, LOOP_SET_FD, backing)) {
 		ret = -errno;
-		loop_dev[0] = '\0';
 		goto out;
 	}
-	ret = make_swap(loop_dev);
-	if (!ret && swapon(loop_dev, SWAP_FLAG_PREFER | 10))
+	ret = make_swap(dev);
+	if (!ret && swapon(dev, SWAP_FLAG_PREFER | 10))
 		ret = -errno;
 out:
 	if (loop >= 0)
@@ -274,25 +285,31 @@ out:
 		close(ctl);
 	if (backing >= 0)
 		close(backing);
-	if (ret && loop_dev[0])
+	if (ret)
 		swap_loop_off();
 	return ret;
 }
 
+/* The loop devices over LOOP_BACKING, found through sysfs from any process */
 int swap_loop_off(void)
 {
-	int fd, ret = 0;
+	char path[64], backing[256], dev[32];
+	int nr, fd, ret = 0;
 
-	if (!loop_dev[0])
-		return 0;
-	if (swapoff(loop_dev) && errno != EINVAL)
-		return -errno;
-	fd = open(loop_dev, O_RDWR);
-	if (fd < 0 || ioctl(fd, LOOP_CLR_FD))
-		ret = -errno;
-	if (fd >= 0)
-		close(fd);
-	loop_dev[0] = '\0';
+	for (nr = 0; nr < 64; nr++) {
+		snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_file", nr);
+		if (read_file(path, backing, sizeof(backing)) ||
+		    strncmp(backing, LOOP_BACKING "\n", strlen(LOOP_BACKING) + 1))
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/loop%d", nr);
+		if (swapoff(dev) && errno != EINVAL)
+			return -errno;
+		fd = open(dev, O_RDWR);
+		if (fd < 0 || ioctl(fd, LOOP_CLR_FD))
+			ret = -errno;
+		if (fd >= 0)
+			close(fd);
+	}
 	unlink(LOOP_BACKING);
 	return ret;
 }
@@ -304,6 +321,8 @@ long writeback_wait_idle(unsigned int seconds)
 	long kb = 0;
 
 	for (i = 0; i < seconds * 100; i++) {
+		/* Fold the per-CPU deltas, or a few pages in flight read as 0 */
+		write_file("/proc/sys/vm/stat_refresh", "1");
 		kb = meminfo_kb("Writeback");
 		if (!kb)
 			break;

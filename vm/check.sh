@@ -27,7 +27,6 @@ debug)
 	# Under the sanitizers in TCG a swapped page costs ~20x what it does
 	# on the plain kernel, and one run of upstream's cow over ten minutes:
 	# an eighth of the memory, a shorter stress, fewer reloads, one cow run
-	export VM_TIMEOUT=${VM_TIMEOUT:-5400}
 	export VM_ENV=${VM_ENV:-SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=20 UPSTREAM_PROFILE=short}
 	;;
 *) die "unknown variant '$variant'" ;;
@@ -43,6 +42,7 @@ vm/build-packages.sh "$variant"
 vm/build-selftests.sh
 mkdir -p "$logdir"
 export VM_LOG_DIR=$logdir VM_PROFILE=$variant
+export VM_TIMEOUT=${VM_TIMEOUT:-$(selftests_vm_timeout "$variant" "${VM_TESTS:-}")}
 
 host_tap=$logdir/host.tap
 : >"$host_tap"

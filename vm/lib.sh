@@ -34,3 +34,11 @@ kernel_dir() {
 	*) die "unknown kernel variant '$1' (patched, debug or stock)" ;;
 	esac
 }
+# The VM's time limit for a profile's selftests (all, or those in the
+# comma-separated list): their limits in vm/expected-results, plus ten
+# minutes for boot and the final kmemleak scan
+selftests_vm_timeout() { # profile [tests]
+	awk -v p="$1" -v only=",${2:-}," '
+		$1 == p && (only == ",," || index(only, "," $2 ",")) { s += $4 }
+		END { print s + 600 }' "$top/vm/expected-results"
+}

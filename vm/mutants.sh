@@ -9,7 +9,9 @@
 # mutants: the debug kernel in a scratch tree, from ccache; others: the
 # module or the selftests only), the expected selftests run in the VM on
 # the debug kernel with make check's debug profile, and the mutant is
-# caught when vm/tap-summary.py names every expected selftest as failed.
+# caught when vm/tap-summary.py names every expected selftest as failed
+# (run, and red); one that did not apply, build or get its selftests run
+# counts as an error, never as caught.
 #
 # Usage: vm/mutants.sh [NAME...]   (default: every vm/mutants/*.patch)
 # Prints a table: mutant, expected selftests, caught or survived, time.
@@ -61,73 +63,104 @@ scratch_kernel_reset() {
 	fi
 }
 
-scratch_kernel_apply() { # patch
+# Mutants name only files they change: no file is created or deleted
+scratch_kernel_apply() { # patch name
 	local f
 
 	scratch_kernel_reset
 	sed -n 's|^+++ b/||p' "$1" >"$work/kernel-applied"
 	while read -r f; do
-		cp --remove-destination "$SRC_DIR/$f" "$msrc/$f"
+		cp --remove-destination "$SRC_DIR/$f" "$msrc/$f" || return
 	done <"$work/kernel-applied"
-	patch -s -d "$msrc" -p1 <"$1"
+	patch -s --fuzz=0 -d "$msrc" -p1 <"$1" || return
 	mkdir -p "$mobj"
-	cp "$DEBUG_KERNEL_DIR/.config" "$DEBUG_KERNEL_DIR/localversion-swapcache-ab" "$mobj/"
+	cp "$DEBUG_KERNEL_DIR/.config" "$DEBUG_KERNEL_DIR/localversion-swapcache-ab" "$mobj/" ||
+		return
+	rm -f "$mobj/arch/x86/boot/bzImage"
 	log "building the debug kernel with $(basename "$1") in $mobj"
-	make -s -C "$msrc" O="$mobj" olddefconfig
+	make -s -C "$msrc" O="$mobj" olddefconfig || return
+	# The build number (uname -v) names the mutant: the VM must show it
 	CCACHE_DIR=$CCACHE_DIR make -s -C "$msrc" O="$mobj" -j"$(nproc)" CC="ccache gcc" \
-		KBUILD_BUILD_VERSION="$(module_version)" bzImage modules
+		KBUILD_BUILD_VERSION="$2" bzImage modules
 }
 
-# Build what the mutant touches and run its expected selftests; 0 if the
-# suite caught it
+# Build what the mutant touches and run its expected selftests: 0 if the
+# suite caught it (every expected selftest ran and failed), 1 if it
+# survived, 2 if the mutant could not be tried (it did not apply, a build
+# failed, the VM never ran the selftest)
 run_mutant() { # patch
-	local patch=$1 name tree expect tests kernel kobj repo logdir rc
+	local patch=$1 name tree expect tests kernel kobj build_tag repo logdir rc
 
 	name=$(basename "$patch" .patch)
-	tree=$(field Tree "$patch")
-	expect=$(field Expect "$patch")
+	if [ "$patch" = baseline ]; then
+		tree=none expect=$baseline_tests
+	else
+		tree=$(field Tree "$patch")
+		expect=$(field Expect "$patch")
+	fi
 	repo=$work/repo
 	logdir=$work/logs/$name
 	rm -rf "$repo" "$logdir"
 	mkdir -p "$repo" "$logdir"
-	# The scratch copy: what the mutant may touch, and what runs the VM
-	cp -r Kbuild dkms.conf module selftests vm "$repo/"
+	# The scratch copy: what the mutant may touch, and what runs the VM;
+	# tracked files only, no build products
+	git ls-files -z Kbuild dkms.conf module selftests vm | xargs -0 cp --parents -t "$repo"
 	case $tree in
 	kernel)
-		scratch_kernel_apply "$patch"
-		kernel=$mobj/arch/x86/boot/bzImage kobj=$mobj
+		scratch_kernel_apply "$patch" "$name" || return 2
+		kernel=$mobj/arch/x86/boot/bzImage kobj=$mobj build_tag=$name
 		;;
 	repo)
-		patch -s -d "$repo" -p1 <"$patch"
+		patch -s --fuzz=0 -d "$repo" -p1 <"$patch" || return 2
 		kernel=$DEBUG_KERNEL_DIR/arch/x86/boot/bzImage kobj=$DEBUG_KERNEL_DIR
+		build_tag=$(module_version)
+		;;
+	none) # the baseline: the tree as it is must pass what the mutants break
+		kernel=$DEBUG_KERNEL_DIR/arch/x86/boot/bzImage kobj=$DEBUG_KERNEL_DIR
+		build_tag=$(module_version)
 		;;
 	*) die "$patch: Tree must be kernel or repo" ;;
 	esac
 
 	# The module and the selftests from the scratch copy; upstream's cow
 	# and the kernel source (for kselftest's runner) as make check has them
-	make -s -C "$kobj" M="$repo" modules
+	rm -rf "$work/build/selftests"
 	mkdir -p "$work/build/selftests/upstream"
 	ln -sfn "$SRC_DIR" "$work/build/linux"
-	make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
-		OUTPUT="$work/build/selftests"
-	make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
-		OUTPUT="$work/build/selftests" COLLECTION=swapcache_ab emit_tests \
-		>"$work/build/selftests/kselftest-list.txt"
-	cp "$BUILD_DIR/selftests/upstream/cow" "$work/build/selftests/upstream/"
-	BUILD_DIR=$work/build "$repo/vm/make-initramfs.sh" "$logdir/initramfs.cpio.gz" \
-		"$repo/module/swapcache_ab.ko"
+	{
+		make -s -C "$kobj" M="$repo" modules &&
+		make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
+			OUTPUT="$work/build/selftests" &&
+		make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
+			OUTPUT="$work/build/selftests" COLLECTION=swapcache_ab emit_tests \
+			>"$work/build/selftests/kselftest-list.txt" &&
+		cp "$BUILD_DIR/selftests/upstream/cow" "$work/build/selftests/upstream/" &&
+		BUILD_DIR=$work/build "$repo/vm/make-initramfs.sh" "$logdir/initramfs.cpio.gz" \
+			"$repo/module/swapcache_ab.ko"
+	} || return 2
 
 	tests=$(echo "$expect" | tr ' ' ,)
 	: >"$logdir/host.tap"
 	rc=0
 	VM_LOG_DIR=$logdir VM_PROFILE=debug VM_TESTS=$tests VM_ENV=$debug_env \
-		VM_TIMEOUT=3600 "$repo/vm/run-vm.sh" "$kernel" "$logdir/initramfs.cpio.gz" \
+		VM_TIMEOUT=$(selftests_vm_timeout debug "$tests") \
+		"$repo/vm/run-vm.sh" "$kernel" "$logdir/initramfs.cpio.gz" \
 		selftests >"$logdir/run.log" 2>&1 || rc=$?
+	rc=0
 	"$repo/vm/tap-summary.py" "$logdir/host.tap" "$logdir/selftests-output.log" debug \
-		"$tests" >"$logdir/summary.txt" || true
+		"$tests" >"$logdir/summary.txt" || rc=$?
 	cat "$logdir/summary.txt" >&2
+	if ! grep -q "^swapcache_ab VM: .* #$build_tag " "$logdir/selftests-output.log"; then
+		log "the VM did not run the kernel built for $name"
+		return 2
+	fi
+	if [ "$tree" = none ]; then
+		[ "$rc" -eq 0 ] && return 1	# "survived": the suite passed
+		return 2
+	fi
+	# Caught: each expected selftest started, and went red
 	for t in $expect; do
+		grep -qE "^not ok - $t: did not run(;|$)" "$logdir/summary.txt" && return 2
 		grep -q "^not ok - $t:" "$logdir/summary.txt" || return 1
 	done
 	return 0
@@ -136,17 +169,36 @@ run_mutant() { # patch
 table=$work/table.txt
 mkdir -p "$work"
 printf '%-40s %-20s %-9s %s\n' mutant expected result time >"$table"
-survived=0
+
+# First the tree as it is, on every selftest the mutants name: a test
+# that fails here would "catch" every mutant aimed at it
+baseline_tests=$(for p in "${mutants[@]}"; do field Expect "$p"; done | tr ' ' '\n' | sort -u |
+	tr '\n' ' ')
+start=$(date +%s)
+log "baseline: the unmutated tree on $baseline_tests"
+rc=0
+run_mutant baseline || rc=$?
+secs=$(($(date +%s) - start))
+case $rc in
+1) result=passed ;;
+*) result=FAILED ;;
+esac
+printf '%-40s %-20s %-9s %dm%02ds\n' "(baseline, no mutant)" all "$result" $((secs / 60)) \
+	$((secs % 60)) | tee -a "$table"
+[ "$rc" -eq 1 ] || die "the unmutated tree fails the selftests: see $work/logs/baseline"
+
+survived=0 errors=0
 for patch in "${mutants[@]}"; do
 	[ -f "$patch" ] || die "no mutant $patch"
 	start=$(date +%s)
 	log "mutant $(basename "$patch" .patch): $(field Why "$patch")"
-	if run_mutant "$patch"; then
-		result=caught
-	else
-		result=SURVIVED
-		survived=$((survived + 1))
-	fi
+	rc=0
+	run_mutant "$patch" || rc=$?
+	case $rc in
+	0) result=caught ;;
+	1) result=SURVIVED survived=$((survived + 1)) ;;
+	*) result=ERROR errors=$((errors + 1)) ;;
+	esac
 	secs=$(($(date +%s) - start))
 	printf '%-40s %-20s %-9s %dm%02ds\n' "$(basename "$patch" .patch)" \
 		"$(field Expect "$patch" | tr ' ' ,)" "$result" $((secs / 60)) $((secs % 60)) |
@@ -155,5 +207,5 @@ done
 scratch_kernel_reset
 echo
 cat "$table"
-echo "$(( ${#mutants[@]} - survived )) caught, $survived survived (logs: $work/logs)"
-[ "$survived" -eq 0 ]
+echo "$(( ${#mutants[@]} - survived - errors )) caught, $survived survived, $errors could not be tried (logs: $work/logs)"
+[ "$survived" -eq 0 ] && [ "$errors" -eq 0 ]

@@ -22,7 +22,10 @@ MANIFEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'expected-re
 HEADER = re.compile(r'^# selftests: swapcache_ab: (\S+)$')
 VERDICT = re.compile(r'^(not )?ok \d+ selftests: swapcache_ab: (\S+)(.*)$')
 PLAN = re.compile(r'^# 1\.\.(\d+)(.*)$')
-SUBTEST = re.compile(r'^# (not )?ok \d+ (.*)$')
+SUBTEST = re.compile(r'^# (not )?ok (\d+)(?:\s+(.*))?$')
+# PROFILE PROGRAM PLAN TIMEOUT [skip=N REASON...], spaces only: the guest
+# and vm/check.sh read the same lines with sed and grep
+MANIFEST_LINE = re.compile(r'^(\S+) +(\S+) +(\d+) +(\d+)(?: +skip=(\d+) +(\S.*))? *$')
 
 
 class Expected:
@@ -34,19 +37,19 @@ def read_manifest(profile):
     expected = {}
     with open(MANIFEST) as f:
         for n, line in enumerate(f, 1):
-            words = line.split()
-            if not words or words[0].startswith('#'):
+            line = line.rstrip('\n')
+            if not line.strip() or line.startswith('#'):
                 continue
-            if len(words) < 4:
-                sys.exit(f'{MANIFEST}:{n}: want PROFILE PROGRAM PLAN TIMEOUT [skip=N REASON]')
-            if words[0] != profile:
+            m = MANIFEST_LINE.match(line)
+            if not m:
+                sys.exit(f'{MANIFEST}:{n}: want "PROFILE PROGRAM PLAN TIMEOUT '
+                         f'[skip=N REASON]", separated by spaces')
+            if m.group(1) != profile:
                 continue
-            exp = Expected(int(words[2]), int(words[3]))
-            if len(words) > 4:
-                if not words[4].startswith('skip=') or len(words) < 6:
-                    sys.exit(f'{MANIFEST}:{n}: an allowed skip needs skip=N and a reason')
-                exp.skips, exp.reason = int(words[4][5:]), ' '.join(words[5:])
-            expected[words[1]] = exp
+            exp = Expected(int(m.group(3)), int(m.group(4)))
+            if m.group(5):
+                exp.skips, exp.reason = int(m.group(5)), m.group(6)
+            expected[m.group(2)] = exp
     if not expected:
         sys.exit(f'{MANIFEST}: no program listed for profile {profile}')
     return expected
@@ -55,10 +58,12 @@ def read_manifest(profile):
 class Program:
     def __init__(self):
         self.plan = None          # the program's own "1..N"
+        self.numbers = []         # the subtest numbers it reported
         self.passed = self.failed = self.skipped = 0
         self.verdict = None       # 'ok', 'not ok'
         self.note = ''            # what followed the runner's verdict
         self.program_skip = False
+        self.warnings = []        # the runner's, e.g. a missing file
 
 
 def parse_vm(path):
@@ -81,6 +86,9 @@ def parse_vm(path):
                 continue
             if current is None:
                 continue
+            if line.startswith('# Warning: '):
+                current.warnings.append(line[len('# Warning: '):])
+                continue
             m = PLAN.match(line)
             if m and current.plan is None:
                 current.plan = int(m.group(1))
@@ -89,13 +97,27 @@ def parse_vm(path):
                 continue
             m = SUBTEST.match(line)
             if m:
+                current.numbers.append(int(m.group(2)))
                 if m.group(1):
                     current.failed += 1
-                elif re.search(r'#\s*SKIP', m.group(2), re.I):
+                elif re.search(r'#\s*SKIP', m.group(3) or '', re.I):
                     current.skipped += 1
                 else:
                     current.passed += 1
     return programs
+
+
+def compress(numbers):
+    """'1-3,5,5' for [1, 2, 3, 5, 5], in the order reported"""
+    out, start = [], None
+    for i, n in enumerate(numbers):
+        if start is None:
+            start = n
+        if i + 1 < len(numbers) and numbers[i + 1] == n + 1:
+            continue
+        out.append(f'{start}-{n}' if n != start else f'{n}')
+        start = None
+    return ','.join(out)
 
 
 def main():
@@ -131,14 +153,20 @@ def main():
             problems.append('did not run to a verdict' if prog else 'did not run')
         if prog is not None:
             if prog.verdict == 'not ok':
-                problems.append(f'failed as a whole ({prog.note or "no reason given"})')
+                why = '; '.join(prog.warnings) or prog.note or 'no reason given'
+                problems.append(f'failed as a whole ({why})')
             if prog.program_skip:
                 problems.append('skipped as a whole')
             reported = prog.passed + prog.failed + prog.skipped
-            if exp and prog.plan != exp.plan and not prog.program_skip:
+            if exp and prog.plan is None and not prog.program_skip:
+                problems.append(f'printed no plan, the manifest says {exp.plan}')
+            elif exp and prog.plan != exp.plan and not prog.program_skip:
                 problems.append(f'planned {prog.plan}, the manifest says {exp.plan}')
             if exp and prog.plan is not None and reported < prog.plan:
                 problems.append(f'reported {reported} of its {prog.plan} subtests')
+            elif prog.plan is not None and sorted(prog.numbers) != list(range(1, prog.plan + 1)):
+                problems.append(f'reported subtests {compress(prog.numbers)}, '
+                                f'not each of 1..{prog.plan} once')
             if prog.failed:
                 problems.append(f'{prog.failed} subtests failed')
             if prog.skipped:
