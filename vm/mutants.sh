@@ -173,7 +173,7 @@ printf '%-40s %-20s %-9s %s\n' mutant expected result time >"$table"
 # First the tree as it is, on every selftest the mutants name: a test
 # that fails here would "catch" every mutant aimed at it
 baseline_tests=$(for p in "${mutants[@]}"; do field Expect "$p"; done | tr ' ' '\n' | sort -u |
-	tr '\n' ' ')
+	paste -sd ' ')
 start=$(date +%s)
 log "baseline: the unmutated tree on $baseline_tests"
 rc=0

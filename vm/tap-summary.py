@@ -126,7 +126,7 @@ def main():
     host_path, vm_path, profile = sys.argv[1:4]
     expected = read_manifest(profile)
     if len(sys.argv) == 5 and sys.argv[4]:
-        asked = sys.argv[4].split(',')
+        asked = [p for p in sys.argv[4].split(',') if p]
         unknown = [p for p in asked if p not in expected]
         if unknown:
             sys.exit(f'not in {MANIFEST} for {profile}: {", ".join(unknown)}')
