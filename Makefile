@@ -12,7 +12,9 @@
 #              "N passed, N failed"
 # make check KERNEL=patched  the same on the plain patched kernel (what
 #              make ab measures), with the full stress profile; quicker
-# make lint    checkpatch --strict and sparse on the series and the module
+# make lint    checkpatch --strict and sparse on the series and the module;
+#              the series' core files built with CONFIG_SWAP=n and with the
+#              hooks off (vm/compile-check.sh)
 # make mutants apply each deliberate bug in vm/mutants/ in turn, rebuild
 #              what it touches, run the selftests it must break on the
 #              debug kernel, and print which were caught (MUTANTS=a,b: some)
@@ -46,6 +48,7 @@ lint:
 	vm/build-kernel.sh patched prepare
 	vm/build-kernel.sh stock prepare
 	vm/lint.sh
+	vm/compile-check.sh
 
 mutants:
 	vm/mutants.sh $(subst $(comma), ,$(MUTANTS))
