@@ -12,7 +12,8 @@
 #   VM_TIMEOUT seconds (1800), VM_ICOUNT=1 for -icount shift=0 (the
 #   guest clock counts instructions: path length, not host noise),
 #   VM_PMEM_MB (768) of the 1536 MB as the pmem swap device, VM_LOG_DIR
-#   (build/vm), VM_NAME (JOB) naming the logs.
+#   (build/vm), VM_NAME (JOB) naming the logs, VM_PROFILE and VM_TESTS
+#   (the selftests to run, below), VM_APPEND (more kernel parameters).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,8 +33,15 @@ results=$logdir/$name-output.log
 # in swap_cache_get_folio, while the module flipped its static key under
 # swap load) - an emulation race of cross-modifying code, which real CPUs
 # are serialised against.  VM_TCG_THREAD=multi brings it back.
+#
+# The emulated CPU has no 5-level paging (la57=off), as most fleet CPUs:
+# on 6.12, identify_cpu() clears the boot CPU's capabilities while it
+# reads them again, so an interrupt in that window sees LA57 off while
+# the kernel runs 5-level; KASAN then took a per-CPU address of the LA57
+# direct map for a wild access and panicked the boot (seen once, a cold
+# CI run booting while a second VM ran beside it).
 case $accel in
-tcg) cpu=max accel=tcg,thread=${VM_TCG_THREAD:-single} ;;
+tcg) cpu=max,la57=off accel=tcg,thread=${VM_TCG_THREAD:-single} ;;
 kvm) cpu=host ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
@@ -50,6 +58,8 @@ cmdline+=" softlockup_panic=1 swapcache_ab.job=$job"
 # VM_PROFILE: the selftests' profile in vm/expected-results; VM_TESTS=a,b:
 # only these selftests; VM_ENV="NAME=VALUE ...": for the job
 [ -n "${VM_PROFILE:-}" ] && cmdline+=" swapcache_ab.profile=$VM_PROFILE"
+# VM_APPEND: more kernel parameters, e.g. preempt=full
+[ -n "${VM_APPEND:-}" ] && cmdline+=" $VM_APPEND"
 [ -n "${VM_TESTS:-}" ] && cmdline+=" swapcache_ab.tests=$VM_TESTS"
 for e in ${VM_ENV:-}; do cmdline+=" swapcache_ab.env.$e"; done
 
