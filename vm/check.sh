@@ -24,10 +24,7 @@ case $variant in
 patched) logdir=$BUILD_DIR/vm ;;
 debug)
 	logdir=$BUILD_DIR/debug/vm
-	# Under the sanitizers in TCG a swapped page costs ~20x what it does
-	# on the plain kernel, and one run of upstream's cow over ten minutes:
-	# an eighth of the memory, a shorter stress, fewer reloads, one cow run
-	export VM_ENV=${VM_ENV:-SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=20 UPSTREAM_PROFILE=short}
+	export VM_ENV=${VM_ENV:-$DEBUG_VM_ENV}
 	;;
 *) die "unknown variant '$variant'" ;;
 esac

@@ -38,8 +38,6 @@ fi
 vm/install-deps.sh
 vm/build-kernel.sh debug
 vm/build-kernel.sh patched prepare
-vm/build-selftests.sh
-debug_env="SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=20 UPSTREAM_PROFILE=short"
 
 field() { sed -n "s/^$1: //p;/^---$/q" "$2"; }
 
@@ -89,7 +87,7 @@ scratch_kernel_apply() { # patch name
 # survived, 2 if the mutant could not be tried (it did not apply, a build
 # failed, the VM never ran the selftest)
 run_mutant() { # patch
-	local patch=$1 name tree expect tests kernel kobj build_tag repo logdir rc
+	local patch=$1 name tree expect tests kernel kobj build_tag repo logdir rc vm_rc
 
 	name=$(basename "$patch" .patch)
 	if [ "$patch" = baseline ]; then
@@ -122,30 +120,27 @@ run_mutant() { # patch
 	*) die "$patch: Tree must be kernel or repo" ;;
 	esac
 
-	# The module and the selftests from the scratch copy; upstream's cow
-	# and the kernel source (for kselftest's runner) as make check has them
+	# The module, then the selftests and the initramfs by the scratch
+	# copy's own scripts, in a build folder whose kernel source and tree
+	# are make check's
 	rm -rf "$work/build/selftests"
-	mkdir -p "$work/build/selftests/upstream"
+	mkdir -p "$work/build"
 	ln -sfn "$SRC_DIR" "$work/build/linux"
+	ln -sfn "$KERNEL_DIR" "$work/build/kernel"
 	{
 		make -s -C "$kobj" M="$repo" modules &&
-		make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
-			OUTPUT="$work/build/selftests" &&
-		make -s -C "$repo/selftests" KSFT_DIR="$SRC_DIR/tools/testing/selftests" \
-			OUTPUT="$work/build/selftests" COLLECTION=swapcache_ab emit_tests \
-			>"$work/build/selftests/kselftest-list.txt" &&
-		cp "$BUILD_DIR/selftests/upstream/cow" "$work/build/selftests/upstream/" &&
+		BUILD_DIR=$work/build "$repo/vm/build-selftests.sh" &&
 		BUILD_DIR=$work/build "$repo/vm/make-initramfs.sh" "$logdir/initramfs.cpio.gz" \
 			"$repo/module/swapcache_ab.ko"
 	} || return 2
 
 	tests=$(echo "$expect" | tr ' ' ,)
 	: >"$logdir/host.tap"
-	rc=0
-	VM_LOG_DIR=$logdir VM_PROFILE=debug VM_TESTS=$tests VM_ENV=$debug_env \
+	vm_rc=0
+	VM_LOG_DIR=$logdir VM_PROFILE=debug VM_TESTS=$tests VM_ENV=$DEBUG_VM_ENV \
 		VM_TIMEOUT=$(selftests_vm_timeout debug "$tests") \
 		"$repo/vm/run-vm.sh" "$kernel" "$logdir/initramfs.cpio.gz" \
-		selftests >"$logdir/run.log" 2>&1 || rc=$?
+		selftests >"$logdir/run.log" 2>&1 || vm_rc=$?
 	rc=0
 	"$repo/vm/tap-summary.py" "$logdir/host.tap" "$logdir/selftests-output.log" debug \
 		"$tests" >"$logdir/summary.txt" || rc=$?
@@ -154,8 +149,9 @@ run_mutant() { # patch
 		log "the VM did not run the kernel built for $name"
 		return 2
 	fi
+	# The baseline "survives": its selftests pass, its console is clean
 	if [ "$tree" = none ]; then
-		[ "$rc" -eq 0 ] && return 1	# "survived": the suite passed
+		[ "$rc" -eq 0 ] && [ "$vm_rc" -eq 0 ] && return 1
 		return 2
 	fi
 	# Caught: each expected selftest started, and went red

@@ -58,10 +58,10 @@ cmdline+=" softlockup_panic=1 swapcache_ab.job=$job"
 # VM_PROFILE: the selftests' profile in vm/expected-results; VM_TESTS=a,b:
 # only these selftests; VM_ENV="NAME=VALUE ...": for the job
 [ -n "${VM_PROFILE:-}" ] && cmdline+=" swapcache_ab.profile=$VM_PROFILE"
-# VM_APPEND: more kernel parameters, e.g. preempt=full
-[ -n "${VM_APPEND:-}" ] && cmdline+=" $VM_APPEND"
 [ -n "${VM_TESTS:-}" ] && cmdline+=" swapcache_ab.tests=$VM_TESTS"
 for e in ${VM_ENV:-}; do cmdline+=" swapcache_ab.env.$e"; done
+# VM_APPEND: more kernel parameters, e.g. preempt=full
+[ -n "${VM_APPEND:-}" ] && cmdline+=" $VM_APPEND"
 
 log "booting $(basename "$kernel") (accel=$accel${icount:+, icount}) for $job; console: $console"
 timeout --foreground "${VM_TIMEOUT:-1800}" \
