@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * swapcache_ab: switch swap cache policies on a running kernel, for A/B
- * measurements, through the hooks of CONFIG_SWAPCACHE_AB_HOOKS.
+ * swapcache_ab: the swap cache policies that upstream replaced, run at the
+ * hook points of CONFIG_SWAPCACHE_AB_HOOKS for A/B measurements.
  *
  * /sys/kernel/mm/swapcache_ab/ holds one knob per policy, 1 for today's
  * mainline policy (the default) and 0 for the one it replaced upstream,
- * and stats/ with what each hook did.  The geometry of every swap cache
+ * and stats/ with what each policy did.  The geometry of every swap cache
  * xarray is in debugfs, swapcache_ab/swap_spaces.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -15,150 +15,226 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/swap.h>
-#include <linux/swapcache_ab.h>
+#include <linux/swapops.h>
 #include <linux/sysfs.h>
 #include <linux/xarray.h>
 
-/* Serialises knob writes, and with them the module reference they hold */
-static DEFINE_MUTEX(knob_mutex);
-static bool offset_key = true;
-static bool skip_wb_tags = true;
-static bool cow_free = true;
-
-static struct kobject *swapcache_ab_kobj;
-static struct dentry *swapcache_ab_debugfs;
-
 /*
- * Strictly "0" or "1", a trailing newline allowed.  kstrtobool() reads the
- * first character only and would take "0x1" for 0 and "yes please" for 1;
- * a typo in an A/B script should fail loudly instead.
+ * Where the swap cache pages of an entry go: SWAP_ADDRESS_SPACE_SHIFT of
+ * mm/swap.h, one swap address space ("trunk") per 64MB of 4K pages.
  */
-static int parse_knob(const char *buf, size_t count, bool *val)
-{
-	unsigned int v;
+#define TRUNK_SHIFT	14
 
-	if (strnlen(buf, count) != count)
-		return -EINVAL;
-	if (kstrtouint(buf, 10, &v) || v > 1)
-		return -EINVAL;
-	*val = v;
-	return 0;
+enum swapcache_ab_stat {
+	SWAPCACHE_AB_INDEX_OFFSET,
+	SWAPCACHE_AB_INDEX_ENTRY,
+	SWAPCACHE_AB_WB_TAGGED,
+	SWAPCACHE_AB_COW_KEPT,
+	NR_SWAPCACHE_AB_STATS
+};
+
+struct swapcache_ab_stats {
+	unsigned long count[NR_SWAPCACHE_AB_STATS];
+};
+
+static DEFINE_PER_CPU(struct swapcache_ab_stats, swapcache_ab_stats);
+
+static void count_stat(enum swapcache_ab_stat stat)
+{
+	this_cpu_inc(swapcache_ab_stats.count[stat]);
 }
 
 /*
- * Parse the value, then hold the module and the knob mutex.  A write
- * racing rmmod must not change anything once the module is going: its
- * exit is about to restore mainline.
+ * The policies.  Each runs at its hook site only while its knob is 0: at 1
+ * the site's static key is off and the kernel runs mainline code alone.
  */
-static int knob_write_begin(const char *buf, size_t count, bool *val)
+
+/* Before v4.9 the swap cache was keyed by the whole entry, type bits too */
+static pgoff_t index_by_entry(swp_entry_t entry)
 {
+	count_stat(SWAPCACHE_AB_INDEX_ENTRY);
+	return entry.val;
+}
+
+/* v4.9 and v4.10: by offset, in one tree per device */
+static pgoff_t index_by_offset(swp_entry_t entry)
+{
+	count_stat(SWAPCACHE_AB_INDEX_OFFSET);
+	return swp_offset(entry);
+}
+
+/* Before v4.11 a swap device had a single swap address space */
+static unsigned long one_trunk(swp_entry_t entry)
+{
+	return 0;
+}
+
+static unsigned long trunk_of_64mb(swp_entry_t entry)
+{
+	return swp_offset(entry) >> TRUNK_SHIFT;
+}
+
+/* Indexed [offset_key][trunks]; both at 1 is mainline, no ops */
+static const struct swapcache_ab_ops key_ops[2][2] = {
+	[0][0] = {
+		.owner = THIS_MODULE,
+		.cache_index = index_by_entry,
+		.cache_trunk = one_trunk,
+	},
+	[0][1] = {
+		.owner = THIS_MODULE,
+		.cache_index = index_by_entry,
+		.cache_trunk = trunk_of_64mb,
+	},
+	[1][0] = {
+		.owner = THIS_MODULE,
+		.cache_index = index_by_offset,
+		.cache_trunk = one_trunk,
+	},
+};
+
+/*
+ * Before v4.9 every swap cache folio took the writeback tag of file folios:
+ * the xa_lock at start and again at end.  The kernel sets and clears the
+ * mark; it clears it at the end whatever the knob is by then.
+ */
+static bool tag_writeback(struct folio *folio)
+{
+	count_stat(SWAPCACHE_AB_WB_TAGGED);
+	return true;
+}
+
+static const struct swapcache_ab_ops wb_ops = {
+	.owner = THIS_MODULE,
+	.writeback_tag = tag_writeback,
+};
+
+/* Before v5.14 the swap cache folio a COW copied was left for reclaim */
+static void keep_after_cow(struct folio *folio)
+{
+	if (folio_test_swapcache(folio))
+		count_stat(SWAPCACHE_AB_COW_KEPT);
+}
+
+static const struct swapcache_ab_ops cow_ops = {
+	.owner = THIS_MODULE,
+	.after_cow = keep_after_cow,
+};
+
+/* Serialises knob writes, and with them what they set in the kernel */
+static DEFINE_MUTEX(knob_mutex);
+static bool offset_key = true;
+static bool trunks = true;
+static bool skip_wb_tags = true;
+static bool cow_free = true;
+
+static const struct swapcache_ab_ops *key_ops_for(bool by_offset, bool per_64mb)
+{
+	return by_offset && per_64mb ? NULL : &key_ops[by_offset][per_64mb];
+}
+
+/*
+ * The kernel refuses a new key while any swap device is in use (-EBUSY),
+ * and keeps this module loaded while its key is set.
+ */
+static int apply_offset_key(bool val)
+{
+	return swapcache_ab_set_ops(SWAPCACHE_AB_KEY, key_ops_for(val, trunks));
+}
+
+static int apply_trunks(bool val)
+{
+	return swapcache_ab_set_ops(SWAPCACHE_AB_KEY, key_ops_for(offset_key, val));
+}
+
+static int apply_skip_wb_tags(bool val)
+{
+	return swapcache_ab_set_ops(SWAPCACHE_AB_WB, val ? NULL : &wb_ops);
+}
+
+static int apply_cow_free(bool val)
+{
+	return swapcache_ab_set_ops(SWAPCACHE_AB_COW, val ? NULL : &cow_ops);
+}
+
+/*
+ * Strictly "0" or "1", a trailing newline allowed.  kstrtobool() reads the
+ * first character only and would take "0x1" for 0 and "yes please" for 1,
+ * kstrtouint() "+1" and "01"; a typo in an A/B script should fail loudly.
+ */
+static int parse_knob(const char *buf, size_t count, bool *val)
+{
+	if (count && buf[count - 1] == '\n')
+		count--;
+	if (count != 1 || (buf[0] != '0' && buf[0] != '1'))
+		return -EINVAL;
+	*val = buf[0] == '1';
+	return 0;
+}
+
+struct knob_attribute {
+	struct kobj_attribute attr;
+	bool *value;
+	int (*apply)(bool val);
+};
+
+static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	struct knob_attribute *ka = container_of(attr, struct knob_attribute, attr);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*ka->value));
+}
+
+/*
+ * A write racing rmmod must not change anything once the module is going:
+ * its exit is about to restore mainline.
+ */
+static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct knob_attribute *ka = container_of(attr, struct knob_attribute, attr);
+	bool val;
 	int err;
 
-	err = parse_knob(buf, count, val);
+	err = parse_knob(buf, count, &val);
 	if (err)
 		return err;
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
 	mutex_lock(&knob_mutex);
-	return 0;
-}
-
-static void knob_write_end(void)
-{
+	err = ka->apply(val);
+	if (!err)
+		WRITE_ONCE(*ka->value, val);
 	mutex_unlock(&knob_mutex);
 	module_put(THIS_MODULE);
-}
-
-static ssize_t offset_key_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(offset_key));
-}
-
-static ssize_t offset_key_store(struct kobject *kobj,
-				struct kobj_attribute *attr,
-				const char *buf, size_t count)
-{
-	bool val;
-	int err;
-
-	err = knob_write_begin(buf, count, &val);
-	if (err)
-		return err;
-
-	err = swapcache_ab_set_offset_key(val);
-	/*
-	 * Unhooking would switch a device swapped on under the entry key
-	 * back to the offset key under its live swap cache: stay loaded
-	 * until the offset key is back, which needs swap off.
-	 */
-	if (!err && val != offset_key) {
-		if (val)
-			module_put(THIS_MODULE);
-		else
-			__module_get(THIS_MODULE);
-		WRITE_ONCE(offset_key, val);
-	}
-	knob_write_end();
 	return err ? err : count;
 }
 
-/*
- * skip_wb_tags and cow_free may change at any time: the core applies the
- * new policy and the module only remembers what it was told, for show.
- */
-struct policy_attribute {
-	struct kobj_attribute attr;
-	bool *value;
-	void (*apply)(bool val);
-};
+#define KNOB_ATTR(_name)						\
+	static struct knob_attribute _name##_attr = {			\
+		.attr = {						\
+			.attr = { .name = #_name, .mode = 0644 },	\
+			.show = knob_show,				\
+			.store = knob_store,				\
+		},							\
+		.value = &(_name),					\
+		.apply = apply_##_name,					\
+	}
 
-static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	struct policy_attribute *pa = container_of(attr, struct policy_attribute,
-						   attr);
-
-	return sysfs_emit(buf, "%d\n", READ_ONCE(*pa->value));
-}
-
-static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
-			    const char *buf, size_t count)
-{
-	struct policy_attribute *pa = container_of(attr, struct policy_attribute,
-						   attr);
-	bool val;
-	int err;
-
-	err = knob_write_begin(buf, count, &val);
-	if (err)
-		return err;
-
-	pa->apply(val);
-	WRITE_ONCE(*pa->value, val);
-	knob_write_end();
-	return count;
-}
-
-static struct policy_attribute skip_wb_tags_attr = {
-	.attr = __ATTR(skip_wb_tags, 0644, policy_show, policy_store),
-	.value = &skip_wb_tags,
-	.apply = swapcache_ab_set_skip_wb_tags,
-};
-
-static struct policy_attribute cow_free_attr = {
-	.attr = __ATTR(cow_free, 0644, policy_show, policy_store),
-	.value = &cow_free,
-	.apply = swapcache_ab_set_cow_free,
-};
-
-static struct kobj_attribute offset_key_attr = __ATTR_RW(offset_key);
+KNOB_ATTR(offset_key);
+KNOB_ATTR(trunks);
+KNOB_ATTR(skip_wb_tags);
+KNOB_ATTR(cow_free);
 
 static struct attribute *knob_attrs[] = {
-	&offset_key_attr.attr,
+	&offset_key_attr.attr.attr,
+	&trunks_attr.attr.attr,
 	&skip_wb_tags_attr.attr.attr,
 	&cow_free_attr.attr.attr,
 	NULL,
@@ -168,45 +244,38 @@ static const struct attribute_group knob_group = {
 	.attrs = knob_attrs,
 };
 
-struct event_attribute {
+struct stat_attribute {
 	struct kobj_attribute attr;
-	enum swapcache_ab_event event;
+	enum swapcache_ab_stat stat;
 };
 
-static ssize_t event_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
+static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
 {
-	struct event_attribute *ea = container_of(attr, struct event_attribute,
-						  attr);
+	struct stat_attribute *sa = container_of(attr, struct stat_attribute, attr);
+	unsigned long sum = 0;
+	int cpu;
 
-	return sysfs_emit(buf, "%lu\n", swapcache_ab_event_sum(ea->event));
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(swapcache_ab_stats, cpu).count[sa->stat];
+	return sysfs_emit(buf, "%lu\n", sum);
 }
 
-#define EVENT_ATTR(_name, _event)					\
-	static struct event_attribute _name##_attr = {			\
-		.attr = __ATTR(_name, 0444, event_show, NULL),		\
-		.event = _event,					\
+#define STAT_ATTR(_name, _stat)						\
+	static struct stat_attribute _name##_attr = {			\
+		.attr = __ATTR(_name, 0444, stat_show, NULL),		\
+		.stat = _stat,						\
 	}
 
-EVENT_ATTR(index_offset, SWAPCACHE_AB_INDEX_OFFSET);
-EVENT_ATTR(index_entry, SWAPCACHE_AB_INDEX_ENTRY);
-EVENT_ATTR(wb_tagged, SWAPCACHE_AB_WB_TAGGED);
-EVENT_ATTR(wb_untagged, SWAPCACHE_AB_WB_UNTAGGED);
-EVENT_ATTR(wb_end_tagged, SWAPCACHE_AB_WB_END_TAGGED);
-EVENT_ATTR(wb_end_after_flip, SWAPCACHE_AB_WB_END_AFTER_FLIP);
-EVENT_ATTR(cow_free_tried, SWAPCACHE_AB_COW_FREE_TRIED);
-EVENT_ATTR(cow_freed, SWAPCACHE_AB_COW_FREED);
-EVENT_ATTR(cow_kept, SWAPCACHE_AB_COW_KEPT);
+STAT_ATTR(index_offset, SWAPCACHE_AB_INDEX_OFFSET);
+STAT_ATTR(index_entry, SWAPCACHE_AB_INDEX_ENTRY);
+STAT_ATTR(wb_tagged, SWAPCACHE_AB_WB_TAGGED);
+STAT_ATTR(cow_kept, SWAPCACHE_AB_COW_KEPT);
 
 static struct attribute *stats_attrs[] = {
 	&index_offset_attr.attr.attr,
 	&index_entry_attr.attr.attr,
 	&wb_tagged_attr.attr.attr,
-	&wb_untagged_attr.attr.attr,
-	&wb_end_tagged_attr.attr.attr,
-	&wb_end_after_flip_attr.attr.attr,
-	&cow_free_tried_attr.attr.attr,
-	&cow_freed_attr.attr.attr,
 	&cow_kept_attr.attr.attr,
 	NULL,
 };
@@ -224,7 +293,9 @@ static const struct attribute_group *swapcache_ab_groups[] = {
 
 /*
  * How tall and how wide the swap cache xarray of one swap address space
- * is: the mechanism behind the offset key, independent of timing.
+ * is: the mechanism behind the offset key and the trunks, independent of
+ * timing.  Read under RCU, not the xa_lock the A/B measures, a chunk of
+ * entries at a time: a snapshot of a busy space is approximate.
  */
 static void show_space(struct seq_file *m, unsigned int type,
 		       unsigned int index, struct address_space *space)
@@ -233,24 +304,25 @@ static void show_space(struct seq_file *m, unsigned int type,
 	unsigned long folios = 0, shadows = 0, nodes = 0, wb_marks = 0;
 	struct xarray *xa = &space->i_pages;
 	XA_STATE(xas, xa, 0);
-	unsigned int height = 0;
+	unsigned int height = 0, n = 0;
 	void *entry;
 
-	xa_lock_irq(xa);
-	entry = xa_head_locked(xa);
+	rcu_read_lock();
+	entry = xa_head(xa);
 	if (xa_is_node(entry))
 		height = xa_to_node(entry)->shift / XA_CHUNK_SHIFT + 1;
 
 	xas_for_each(&xas, entry, ULONG_MAX) {
 		struct xa_node *node;
 
+		if (xas_retry(&xas, entry))
+			continue;
 		if (xa_is_value(entry))
 			shadows++;
 		else
 			folios++;
 		/* Entries come in index order: a node's first entry counts it */
-		for (node = xas.xa_node; !xas_top(node);
-		     node = xa_parent_locked(xa, node)) {
+		for (node = xas.xa_node; !xas_top(node); node = xa_parent(xa, node)) {
 			unsigned int level = node->shift / XA_CHUNK_SHIFT;
 
 			if (seen[level] == node)
@@ -258,12 +330,27 @@ static void show_space(struct seq_file *m, unsigned int type,
 			seen[level] = node;
 			nodes++;
 		}
+		if (++n % XA_CHUNK_SIZE == 0) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
 	}
 
 	xas_set(&xas, 0);
-	xas_for_each_marked(&xas, entry, ULONG_MAX, PAGECACHE_TAG_WRITEBACK)
+	xas_for_each_marked(&xas, entry, ULONG_MAX, PAGECACHE_TAG_WRITEBACK) {
+		if (xas_retry(&xas, entry))
+			continue;
 		wb_marks++;
-	xa_unlock_irq(xa);
+		if (++n % XA_CHUNK_SIZE == 0) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
 
 	seq_printf(m, "%u %u %lu %lu %lu %u %lu\n", type, index, folios,
 		   shadows, nodes, height, wb_marks);
@@ -277,9 +364,10 @@ static int swap_spaces_show(struct seq_file *m, void *unused)
 
 	seq_puts(m, "type space folios shadows nodes height wb_marks\n");
 	for (type = 0; type < MAX_SWAPFILES; type++) {
-		si = swap_cache_get_spaces(type, &spaces, &nr);
+		si = swap_cache_get_spaces(type, &spaces);
 		if (!si)
 			continue;
+		nr = DIV_ROUND_UP(si->max, 1UL << TRUNK_SHIFT);
 		for (i = 0; i < nr; i++)
 			show_space(m, type, i, &spaces[i]);
 		put_swap_device(si);
@@ -288,50 +376,41 @@ static int swap_spaces_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(swap_spaces);
 
+static struct kobject *swapcache_ab_kobj;
+static struct dentry *swapcache_ab_debugfs;
+
 static int __init swapcache_ab_init(void)
 {
 	int err;
 
-	err = swapcache_ab_hook();
+	swapcache_ab_kobj = kobject_create_and_add("swapcache_ab", mm_kobj);
+	if (!swapcache_ab_kobj)
+		return -ENOMEM;
+	err = sysfs_create_groups(swapcache_ab_kobj, swapcache_ab_groups);
 	if (err) {
-		pr_err("swap cache hooks already taken: %d\n", err);
+		kobject_put(swapcache_ab_kobj);
 		return err;
 	}
-	/*
-	 * The knobs show this module's values: make them the kernel's too,
-	 * whatever an earlier owner of the hooks left there.
-	 */
-	swapcache_ab_set_skip_wb_tags(skip_wb_tags);
-	swapcache_ab_set_cow_free(cow_free);
-
-	swapcache_ab_kobj = kobject_create_and_add("swapcache_ab", mm_kobj);
-	if (!swapcache_ab_kobj) {
-		err = -ENOMEM;
-		goto unhook;
-	}
-	err = sysfs_create_groups(swapcache_ab_kobj, swapcache_ab_groups);
-	if (err)
-		goto put_kobj;
 
 	swapcache_ab_debugfs = debugfs_create_dir("swapcache_ab", NULL);
 	debugfs_create_file("swap_spaces", 0444, swapcache_ab_debugfs, NULL,
 			    &swap_spaces_fops);
 	return 0;
-
-put_kobj:
-	kobject_put(swapcache_ab_kobj);
-unhook:
-	swapcache_ab_unhook();
-	return err;
 }
 
+/*
+ * Back to mainline.  Its key, if set, holds this module until a knob
+ * write unsets it, which needs swap off.  Tagged writebacks still in
+ * flight end in core code, which clears their marks.
+ */
 static void __exit swapcache_ab_exit(void)
 {
 	debugfs_remove_recursive(swapcache_ab_debugfs);
 	/* Removing the files waits for knob writes still running */
 	sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
 	kobject_put(swapcache_ab_kobj);
-	swapcache_ab_unhook();
+	swapcache_ab_set_ops(SWAPCACHE_AB_WB, NULL);
+	swapcache_ab_set_ops(SWAPCACHE_AB_COW, NULL);
 }
 
 module_init(swapcache_ab_init);

@@ -14,7 +14,7 @@
 #include "kselftest.h"
 #include "swapcache_ab_util.h"
 
-static const char *const knobs[] = { "offset_key", "skip_wb_tags", "cow_free" };
+static const char *const knobs[] = { "offset_key", "trunks", "skip_wb_tags", "cow_free" };
 
 struct bad_input {
 	const char *name;
@@ -37,6 +37,9 @@ static const struct bad_input bad_inputs[] = {
 	{ "yes please", "yes please", 10, -EINVAL },
 	{ "y", "y", 1, -EINVAL },
 	{ "10", "10", 2, -EINVAL },
+	{ "+1", "+1", 2, -EINVAL },
+	{ "01", "01", 2, -EINVAL },
+	{ "two newlines", "1\n\n", 3, -EINVAL },
 	{ "4096 bytes", long_input, sizeof(long_input), -EINVAL },
 	{ "embedded NUL", "1\0" "1", 3, -EINVAL },
 	{ "trailing NUL", "0\0", 2, -EINVAL },
@@ -110,6 +113,7 @@ int main(void)
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
 	if (module_loaded()) {
 		knob_set("offset_key", 1);
+		knob_set("trunks", 1);
 		if (module_unload())
 			ksft_exit_fail_msg("unloading the module left loaded: %s\n",
 					   strerror(errno));
@@ -147,10 +151,10 @@ int main(void)
 	/* All knobs at 0 now: the entry key holds the module */
 	ret = module_unload();
 	ksft_test_result(ret && module_loaded(),
-			 "unload refused while offset_key=0 (%s)\n", strerror(-ret));
+			 "unload refused while offset_key=0 trunks=0 (%s)\n", strerror(-ret));
 
-	ksft_test_result(knob_set("offset_key", 1) == 0,
-			 "offset_key back to 1 with no swap on\n");
+	ksft_test_result(knob_set("offset_key", 1) == 0 && knob_set("trunks", 1) == 0,
+			 "offset_key and trunks back to 1 with no swap on\n");
 
 	/* The other two may stay at 0: unloading restores them */
 	ret = module_unload();

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * offset_key: the swap cache of a type-1 swap device is ~10 levels high
- * when keyed by the whole swap entry and at most 3 when keyed by offset;
- * under either key, a folio swapped in for one process is found in the
- * swap cache by the next (no second read from the device), and freeing
- * swap slots clears the shadows their folios left; the key cannot change
- * under an active swap device; data swapped out under either key comes
- * back intact.
+ * offset_key and trunks: the swap cache of a type-1 swap device is ~10
+ * levels high when keyed by the whole swap entry and at most 3 when keyed
+ * by offset; trunks=0 puts all of a device in one xarray; at 1 and 1 no
+ * module code runs.  Under every key, a folio swapped in for one process
+ * is found in the swap cache by the next (no second read from the device),
+ * and freeing swap slots clears the shadows their folios left; the key
+ * cannot change under an active swap device; data swapped out under any
+ * key comes back intact.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,12 +105,17 @@ static void test_shadows_cleared(const char *thp, int offset_key)
 			 thp, offset_key, before.shadows, after.shadows, bound);
 }
 
-/* Swap TEST_BYTES out under @offset_key; return the shape it left */
-static void swap_under_key(const char *thp, int offset_key,
+/*
+ * Swap TEST_BYTES out under the key of @offset_key and @trunks; return the
+ * shape it left.  The module's counter of that key must move, or, for
+ * mainline, none at all.
+ */
+static void swap_under_key(const char *thp, int offset_key, int trunks,
 			   struct swap_shape *shape)
 {
 	const char *counter = offset_key ? "index_offset" : "index_entry";
-	unsigned long before, pswpout;
+	bool mainline = offset_key && trunks;
+	unsigned long before, stats, pswpout, moved;
 	char *buf;
 	int ret;
 
@@ -117,69 +123,103 @@ static void swap_under_key(const char *thp, int offset_key,
 	if (!ret)
 		ret = knob_set("offset_key", offset_key);
 	if (!ret)
+		ret = knob_set("trunks", trunks);
+	if (!ret)
 		ret = swap_test_on();
 	if (ret)
 		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
 
 	before = stat_get(counter);
+	stats = stats_sum();
 	pswpout = vmstat_get("pswpout");
 	buf = map_anon(TEST_BYTES);
 	fill_pattern(buf, TEST_BYTES, offset_key);
 	if (page_out(buf, TEST_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
 	pswpout = vmstat_get("pswpout") - pswpout;
+	moved = mainline ? stats_sum() - stats : stat_get(counter) - before;
 
 	ret = swap_shape_get(TEST_TYPE, shape);
 	if (ret || !shape->spaces)
 		ksft_exit_fail_msg("reading " SPACES_FILE ": %s, %lu type-%d spaces\n",
 				   strerror(-ret), shape->spaces, TEST_TYPE);
-	ksft_print_msg("thp=%s offset_key=%d: pswpout +%lu, type %d: %lu spaces, %lu folios, %lu shadows, %lu nodes, height %u, %s +%lu\n",
-		       thp, offset_key, pswpout, TEST_TYPE, shape->spaces,
-		       shape->folios, shape->shadows, shape->nodes,
-		       shape->max_height, counter, stat_get(counter) - before);
-	ksft_test_result(pswpout >= TEST_BYTES / PAGE_SZ / 2 &&
-			 stat_get(counter) > before,
-			 "thp=%s offset_key=%d: swap-out went through the %s key\n",
-			 thp, offset_key, offset_key ? "offset" : "entry");
+	ksft_print_msg("thp=%s offset_key=%d trunks=%d: pswpout +%lu, type %d: %lu spaces, %lu used, %lu folios, %lu shadows, %lu nodes, height %u, %s +%lu\n",
+		       thp, offset_key, trunks, pswpout, TEST_TYPE, shape->spaces,
+		       shape->used_spaces, shape->folios, shape->shadows,
+		       shape->nodes, shape->max_height,
+		       mainline ? "all stats" : counter, moved);
+	if (mainline)
+		ksft_test_result(pswpout >= TEST_BYTES / PAGE_SZ / 2 && moved == 0,
+				 "thp=%s offset_key=1 trunks=1: swap-out ran no module code\n",
+				 thp);
+	else
+		ksft_test_result(pswpout >= TEST_BYTES / PAGE_SZ / 2 && moved > 0,
+				 "thp=%s offset_key=%d trunks=%d: swap-out went through the module's %s key\n",
+				 thp, offset_key, trunks, offset_key ? "offset" : "entry");
 
 	test_swap_cache_hits(thp, offset_key, buf);
 	munmap(buf, TEST_BYTES);
 	test_shadows_cleared(thp, offset_key);
 }
 
+/* Swap is on under a key that is not mainline: nothing may move it */
+static void test_key_held(const char *thp, const char *knob, int val)
+{
+	int ret;
+
+	ret = knob_set(knob, !val);
+	ksft_test_result(ret == -EBUSY && knob_get(knob) == val,
+			 "thp=%s %s %d->%d with swap on: %s, value kept\n",
+			 thp, knob, val, !val, strerror(-ret));
+}
+
 static void test_thp_mode(const char *thp)
 {
-	struct swap_shape entry, offset;
+	struct swap_shape entry, offset, one_offset, one_entry;
 	int ret;
 
 	set_thp(thp);
-	swap_under_key(thp, 0, &entry);
+	swap_under_key(thp, 0, 1, &entry);
 	ksft_test_result(entry.max_height >= 9,
 			 "thp=%s entry key: type-1 swap cache height %u >= 9\n",
 			 thp, entry.max_height);
-
-	/* Swap is on, under the entry key: the key must not move */
-	ret = knob_set("offset_key", 1);
-	ksft_test_result(ret == -EBUSY && knob_get("offset_key") == 0,
-			 "thp=%s offset_key 0->1 with swap on: %s, value kept\n",
-			 thp, strerror(-ret));
+	test_key_held(thp, "offset_key", 0);
+	test_key_held(thp, "trunks", 1);
 	ret = module_unload();
 	ksft_test_result(ret && module_loaded(),
 			 "thp=%s unload refused under the entry key with swap on (%s)\n",
 			 thp, strerror(-ret));
 
-	swap_under_key(thp, 1, &offset);
+	swap_under_key(thp, 1, 1, &offset);
 	ksft_test_result(offset.max_height >= 1 && offset.max_height <= 3,
 			 "thp=%s offset key: type-1 swap cache height %u <= 3\n",
 			 thp, offset.max_height);
 	ksft_test_result(offset.nodes < entry.nodes,
 			 "thp=%s offset key: %lu xarray nodes < %lu under the entry key\n",
 			 thp, offset.nodes, entry.nodes);
+	test_key_held(thp, "offset_key", 1);
 
-	ret = knob_set("offset_key", 0);
-	ksft_test_result(ret == -EBUSY && knob_get("offset_key") == 1,
-			 "thp=%s offset_key 1->0 with swap on: %s, value kept\n",
-			 thp, strerror(-ret));
+	/* One xarray per device: v4.9 and v4.10, then before v4.9 */
+	swap_under_key(thp, 1, 0, &one_offset);
+	ksft_test_result(one_offset.used_spaces == 1 && one_offset.max_height >= 1 &&
+			 one_offset.max_height <= 3,
+			 "thp=%s trunks=0 offset key: %lu of %lu spaces used, height %u <= 3\n",
+			 thp, one_offset.used_spaces, one_offset.spaces,
+			 one_offset.max_height);
+	test_key_held(thp, "trunks", 0);
+	swap_under_key(thp, 0, 0, &one_entry);
+	ksft_test_result(one_entry.used_spaces == 1 && one_entry.max_height >= 9,
+			 "thp=%s trunks=0 entry key: %lu of %lu spaces used, height %u >= 9\n",
+			 thp, one_entry.used_spaces, one_entry.spaces,
+			 one_entry.max_height);
+
+	ret = swap_all_off();
+	if (!ret)
+		ret = knob_set("offset_key", 1);
+	if (!ret)
+		ret = knob_set("trunks", 1);
+	if (ret)
+		ksft_exit_fail_msg("back to mainline: %s\n", strerror(-ret));
 }
 
 int main(void)
@@ -189,7 +229,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(12 * ARRAY_SIZE(thp_modes));
+	ksft_set_plan(22 * ARRAY_SIZE(thp_modes));
 	module_require();
 
 	for (i = 0; i < ARRAY_SIZE(thp_modes); i++)

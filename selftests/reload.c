@@ -3,9 +3,11 @@
  * Reload under load: insmod and rmmod swapcache_ab in a loop while workers
  * swap, with the knobs at non-default values when unloading and a thread
  * writing a knob all the while; unload must be refused while the entry key
- * is live on an active swap device; once unloaded, the kernel must be back
- * to mainline: no hook counts anything; reloaded, the module starts at
- * mainline whatever it was unloaded at; no worker dies, no word changes.
+ * is live on an active swap device; writebacks the module tagged before it
+ * went leave no mark; reloaded, the module starts at mainline whatever it
+ * was unloaded at, and runs no code of its own; no worker dies, no word
+ * changes.  Then rmmod with tagged writebacks held in flight by a slow
+ * device: it returns at once, and the kernel clears their marks later.
  *
  * Usage: reload [cycles]   (default $RELOAD_CYCLES, else 50)
  */
@@ -109,16 +111,6 @@ static void *knob_writer(void *arg)
 	return NULL;
 }
 
-static unsigned long stats_sum(void)
-{
-	unsigned long sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
-		sum += stat_get(stat_names[i]);
-	return sum;
-}
-
 /*
  * Let the stopped workers run until a worker's worth of pages went out
  * (a worker may be reading back, swapping in, for seconds first, more so
@@ -139,11 +131,67 @@ static unsigned long swap_out_a_while(void)
 	return vmstat_get("pswpout") - pswpout;
 }
 
+/* Far below the slow device's seconds per I/O: rmmod must not wait for it */
+#define UNLOAD_BOUND_MS	1000
+#define SLOW_BYTES	(64 * PAGE_SZ)
+
+static long elapsed_ms(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+static void test_unload_under_writeback(void)
+{
+	unsigned long marks, spaces;
+	struct timespec start;
+	long ms, busy_kb;
+	size_t bad;
+	char *buf;
+	int ret;
+
+	ret = swap_slow_on();
+	if (!ret && !module_loaded())
+		ret = module_load();
+	if (!ret)
+		ret = knob_set("skip_wb_tags", 0);
+	if (ret)
+		ksft_exit_fail_msg("set-up on " SLOW_SWAP_DEV ": %s\n", strerror(-ret));
+	buf = map_anon(SLOW_BYTES);
+	fill_pattern(buf, SLOW_BYTES, 7);
+	if (page_out(buf, SLOW_BYTES))
+		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = module_unload();
+	ms = elapsed_ms(&start);
+	busy_kb = meminfo_kb("Writeback");
+	ksft_test_result(ret == 0 && ms < UNLOAD_BOUND_MS && busy_kb > 0,
+			 "rmmod with tagged writeback held: %s in %ld ms (bound %d), %ld kB still under writeback\n",
+			 strerror(-ret), ms, UNLOAD_BOUND_MS, busy_kb);
+
+	ret = module_load();
+	if (ret)
+		ksft_exit_fail_msg("reload: %s\n", strerror(-ret));
+	if (writeback_wait_idle(120))
+		ksft_exit_fail_msg("writeback still in flight after 120 s\n");
+	if (wb_marks_total(&marks, &spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	bad = count_bad_words(buf, SLOW_BYTES, 7);
+	munmap(buf, SLOW_BYTES);
+	ksft_test_result(spaces > 0 && marks == 0 && bad == 0,
+			 "their writebacks ended without the module: %lu WRITEBACK marks left, %zu bad words\n",
+			 marks, bad);
+	if (swap_all_off())
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("RELOAD_CYCLES");
 	int cycles = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 50;
-	unsigned long bad = 0, rounds = 0, before, after, pswpout, tagged, untagged;
+	unsigned long bad = 0, rounds = 0, marks, spaces, pswpout, counted;
 	int i, ret, loads = 0, unloads = 0, defaults_ok = 0, busy_retries = 0;
 	bool workers_ok = true;
 	pthread_t thread;
@@ -151,7 +199,7 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(6);
+	ksft_set_plan(8);
 
 	if (module_loaded()) {
 		if (swap_all_off() || knob_set("offset_key", 1) || module_unload())
@@ -219,37 +267,31 @@ int main(int argc, char **argv)
 			 unloads);
 
 	/*
-	 * Unloaded: the workers swap for a while; no hook may count.  They
-	 * are stopped while the counters are read around it, so that only
-	 * what happened while unloaded lies between the two readings.
+	 * Unloaded at skip_wb_tags=0, the workers swap for a while; then, with
+	 * them stopped and writeback idle, no WRITEBACK mark may be left.
 	 */
 	signal_workers(SIGSTOP);
-	ret = module_load();
-	before = ret ? 0 : stats_sum();
-	if (!ret)
-		ret = module_unload();
-	if (ret)
-		ksft_exit_fail_msg("load/unload: %s\n", strerror(-ret));
 	pswpout = swap_out_a_while();
 	ret = module_load();
 	if (ret)
 		ksft_exit_fail_msg("reload: %s\n", strerror(-ret));
-	after = stats_sum();
-	ksft_test_result(pswpout > 0 && after == before,
-			 "unloaded: %lu pages swapped out, hook counters unchanged (%lu -> %lu)\n",
-			 pswpout, before, after);
+	if (writeback_wait_idle(60))
+		ksft_exit_fail_msg("writeback still in flight after 60 s\n");
+	if (wb_marks_total(&marks, &spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	ksft_test_result(pswpout > 0 && spaces > 0 && marks == 0,
+			 "unloaded: %lu pages swapped out, then %lu WRITEBACK marks in %lu spaces once idle\n",
+			 pswpout, marks, spaces);
 	ksft_test_result(knob_get("skip_wb_tags") == 1 && knob_get("cow_free") == 1,
 			 "reloaded at mainline after unloading at skip_wb_tags=0 cow_free=0\n");
 
-	/* Whatever the last unload was at, the reloaded module tags nothing */
-	tagged = stat_get("wb_tagged");
-	untagged = stat_get("wb_untagged");
+	/* Whatever the last unload was at, the reloaded module runs nothing */
+	counted = stats_sum();
 	pswpout = swap_out_a_while();
-	tagged = stat_get("wb_tagged") - tagged;
-	untagged = stat_get("wb_untagged") - untagged;
-	ksft_test_result(pswpout > 0 && untagged > 0 && tagged == 0,
-			 "reloaded: %lu pages swapped out, %lu writebacks untagged, %lu tagged\n",
-			 pswpout, untagged, tagged);
+	counted = stats_sum() - counted;
+	ksft_test_result(pswpout > 0 && counted == 0,
+			 "reloaded: %lu pages swapped out, module counters +%lu\n",
+			 pswpout, counted);
 
 	/* Killed now, by us, and by nothing before: a SIGBUS would show */
 	for (i = 0; i < NR_WORKERS; i++) {
@@ -269,7 +311,6 @@ int main(int argc, char **argv)
 	ksft_test_result(workers_ok && bad == 0,
 			 "each worker swapped until killed: %lu rounds, %lu bad words\n",
 			 rounds, bad);
-	if (swap_all_off())
-		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+	test_unload_under_writeback();
 	ksft_finished();
 }

@@ -6,8 +6,8 @@
  * memory.max brings to a workload that keeps every page active), page
  * ranges out with MADV_PAGEOUT, and fork children that
  * COW-write part of it, while the main process flips skip_wb_tags and
- * cow_free every few milliseconds and cycles swapoff, offset_key flip,
- * swapon.  Not one word may change.
+ * cow_free every few milliseconds and cycles swapoff, a change of key
+ * (offset_key, trunks), swapon.  Not one word may change.
  *
  * Usage: stress [seconds]   (default $STRESS_SECONDS, else 120)
  */
@@ -183,18 +183,23 @@ static void msleep(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Swap off and on again under the other key, with the memory to do so */
+/* offset_key and trunks: mainline, entry key, one tree by offset, by entry */
+static const int keys[4][2] = { { 1, 1 }, { 0, 1 }, { 1, 0 }, { 0, 0 } };
+
+/* Swap off and on again under the next key, with the memory to do so */
 static int key_cycle(int *key)
 {
-	int ret;
+	int next = (*key + 1) % 4, ret;
 
 	if (write_file(CGROUP "/memory.high", "max"))
 		return -errno;
 	ret = swap_all_off();
 	if (!ret)
-		ret = knob_set("offset_key", !*key);
+		ret = knob_set("offset_key", keys[next][0]);
 	if (!ret)
-		*key = !*key;
+		ret = knob_set("trunks", keys[next][1]);
+	if (!ret)
+		*key = next;
 	if (!ret)
 		ret = swap_test_on();
 	if (write_file(CGROUP "/memory.high", cgroup_limit) && !ret)
@@ -210,7 +215,7 @@ int main(int argc, char **argv)
 	int seconds = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 120;
 	time_t end, next_cycle;
 	unsigned int i;
-	int key = 1, ret;
+	int key = 0, ret;
 	bool workers_ok = true;
 	char pid[16];
 
@@ -267,7 +272,7 @@ int main(int argc, char **argv)
 		if (time(NULL) >= next_cycle) {
 			ret = key_cycle(&key);
 			if (ret)
-				ksft_exit_fail_msg("swapoff/offset_key/swapon: %s\n",
+				ksft_exit_fail_msg("swapoff/key/swapon: %s\n",
 						   strerror(-ret));
 			cycles++;
 			next_cycle = time(NULL) + 10;
@@ -297,7 +302,7 @@ int main(int argc, char **argv)
 	if (knob_set("skip_wb_tags", 1) || knob_set("cow_free", 1))
 		ksft_exit_fail_msg("restoring the knobs: %s\n", strerror(errno));
 
-	ksft_print_msg("flips %lu, swapoff/offset_key/swapon cycles %lu, pages written %lu, verified %lu, corrupted %lu, COW children %lu (bad %lu), pswpout %lu\n",
+	ksft_print_msg("flips %lu, swapoff/key/swapon cycles %lu, pages written %lu, verified %lu, corrupted %lu, COW children %lu (bad %lu), pswpout %lu\n",
 		       flips, cycles, sum.written, sum.verified, sum.corrupted,
 		       sum.cow_children, sum.cow_bad, vmstat_get("pswpout"));
 	/*
@@ -321,8 +326,8 @@ int main(int argc, char **argv)
 				   strerror(errno));
 	ksft_test_result(spaces > 0 && marks == 0,
 			 "WRITEBACK marks left once idle: %lu in %lu spaces\n", marks, spaces);
-	if (swap_all_off() || knob_set("offset_key", 1))
-		ksft_exit_fail_msg("restoring swap and offset_key: %s\n", strerror(errno));
+	if (swap_all_off() || knob_set("offset_key", 1) || knob_set("trunks", 1))
+		ksft_exit_fail_msg("restoring swap and the key: %s\n", strerror(errno));
 	rmdir(CGROUP);
 	ksft_finished();
 }

@@ -23,10 +23,8 @@
 
 const char *const thp_modes[2] = { "always", "never" };
 
-const char *const stat_names[9] = {
-	"index_offset", "index_entry", "wb_tagged", "wb_untagged",
-	"wb_end_tagged", "wb_end_after_flip", "cow_free_tried", "cow_freed",
-	"cow_kept",
+const char *const stat_names[4] = {
+	"index_offset", "index_entry", "wb_tagged", "cow_kept",
 };
 
 size_t test_size(size_t bytes)
@@ -144,6 +142,16 @@ unsigned long stat_get(const char *name)
 	return strtoul(buf, NULL, 10);
 }
 
+unsigned long stats_sum(void)
+{
+	unsigned long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
+		sum += stat_get(stat_names[i]);
+	return sum;
+}
+
 static long field_get(const char *path, const char *field, int sep)
 {
 	size_t flen = strlen(field);
@@ -254,6 +262,18 @@ int swap_test_on(void)
 	return 0;
 }
 
+int swap_slow_on(void)
+{
+	int ret;
+
+	ret = swap_all_off();
+	if (!ret)
+		ret = make_swap(SLOW_SWAP_DEV);
+	if (!ret && swapon(SLOW_SWAP_DEV, SWAP_FLAG_PREFER | 10))
+		ret = -errno;
+	return ret;
+}
+
 int swap_loop_on(size_t bytes)
 {
 	int ctl, nr, loop = -1, backing = -1, ret = 0;
@@ -354,6 +374,8 @@ int swap_shape_get(unsigned int type, struct swap_shape *shape)
 		if (row_type != type)
 			continue;
 		shape->spaces++;
+		if (folios || shadows)
+			shape->used_spaces++;
 		shape->folios += folios;
 		shape->shadows += shadows;
 		shape->nodes += nodes;

@@ -18,13 +18,18 @@
 /* A small type-0 device first, so that the device under test gets type 1 */
 #define SMALL_SWAP_DEV	"/dev/ram0"
 #define TEST_SWAP_DEV	"/dev/pmem0"
+/*
+ * null_blk, memory backed, completing each I/O seconds late (the VM's
+ * kernel command line sets it up): writeback held in flight
+ */
+#define SLOW_SWAP_DEV	"/dev/nullb0"
 
 #define PAGE_SZ		4096UL
 #define THP_SZ		(2UL << 20)
 
 extern const char *const thp_modes[2];
 /* Every counter under stats/ */
-extern const char *const stat_names[9];
+extern const char *const stat_names[4];
 
 /* The module, loaded from $SWAPCACHE_AB_KO (default /swapcache_ab.ko) */
 int module_load(void);
@@ -37,6 +42,8 @@ int knob_write(const char *knob, const char *buf, size_t len);
 int knob_set(const char *knob, int val);
 int knob_get(const char *knob);
 unsigned long stat_get(const char *name);
+/* All of them: what the module's code did, nothing at all while knobs are 1 */
+unsigned long stats_sum(void);
 
 /* /proc and sysfs numbers */
 long meminfo_kb(const char *field);
@@ -52,12 +59,16 @@ int swap_test_on(void);
  * completes later, in the loop worker, not inside submission as on pmem
  */
 int swap_loop_on(size_t bytes);
+/* Or, with both off, SLOW_SWAP_DEV alone */
+int swap_slow_on(void);
 int swap_loop_off(void);
 /* Wait, at most @seconds, for no writeback in flight; the kB left */
 long writeback_wait_idle(unsigned int seconds);
 
 struct swap_shape {
-	unsigned long spaces, folios, shadows, nodes, wb_marks;
+	/* Rows, and rows with entries */
+	unsigned long spaces, used_spaces;
+	unsigned long folios, shadows, nodes, wb_marks;
 	unsigned int max_height;
 };
 /*

@@ -52,6 +52,11 @@ icount=()
 # for swap, like the seed's RAM-emulated pmem device.
 pmem_mb=${VM_PMEM_MB:-768}
 cmdline="console=ttyS0 memmap=${pmem_mb}M!$((1536 - pmem_mb))M"
+# /dev/nullb0: null_blk, memory backed (1 GB at most, allocated as it is
+# written), each I/O completed 3 s late by a timer: a swap device that
+# holds writeback in flight (selftest reload's rmmod)
+cmdline+=" null_blk.nr_devices=1 null_blk.gb=1 null_blk.memory_backed=1"
+cmdline+=" null_blk.irqmode=2 null_blk.completion_nsec=3000000000"
 cmdline+=" panic_on_warn=1 oops=panic panic=-1"
 cmdline+=" softlockup_panic=1 swapcache_ab.job=$job"
 [ -n "$args" ] && cmdline+=" swapcache_ab.args=$args"
