@@ -25,6 +25,7 @@ patched) logdir=$BUILD_DIR/vm ;;
 debug)
 	logdir=$BUILD_DIR/debug/vm
 	export VM_ENV=${VM_ENV:-$DEBUG_VM_ENV}
+	export VM_APPEND=${VM_APPEND:-$DEBUG_VM_APPEND}
 	;;
 *) die "unknown variant '$variant'" ;;
 esac

@@ -37,8 +37,11 @@ kernel_dir() {
 # The debug kernel's selftest profile (make check, make mutants): under the
 # sanitizers in TCG a swapped page costs ~20x what it does on the plain
 # kernel, and one run of upstream's cow minutes: an eighth of the memory,
-# a shorter stress, fewer reloads, one cow run
-DEBUG_VM_ENV="SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=20 UPSTREAM_PROFILE=short"
+# a shorter stress, one cow run
+DEBUG_VM_ENV="SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=50 UPSTREAM_PROFILE=short"
+# The debug kernel boots fully preemptible, where races between a hook
+# and its unsetting are widest (it is built with PREEMPT_DYNAMIC)
+DEBUG_VM_APPEND="preempt=full"
 # The VM's time limit for a profile's selftests (all, or those in the
 # comma-separated list): their limits in vm/expected-results, plus ten
 # minutes for boot and the final kmemleak scan

@@ -137,7 +137,7 @@ run_mutant() { # patch
 	tests=$(echo "$expect" | tr ' ' ,)
 	: >"$logdir/host.tap"
 	vm_rc=0
-	VM_LOG_DIR=$logdir VM_PROFILE=debug VM_TESTS=$tests VM_ENV=$DEBUG_VM_ENV \
+	VM_LOG_DIR=$logdir VM_PROFILE=debug VM_TESTS=$tests VM_ENV=$DEBUG_VM_ENV VM_APPEND=$DEBUG_VM_APPEND \
 		VM_TIMEOUT=$(selftests_vm_timeout debug "$tests") \
 		"$repo/vm/run-vm.sh" "$kernel" "$logdir/initramfs.cpio.gz" \
 		selftests >"$logdir/run.log" 2>&1 || vm_rc=$?
