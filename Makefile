@@ -18,6 +18,9 @@
 # make mutants apply each deliberate bug in vm/mutants/ in turn, rebuild
 #              what it touches, run the selftests it must break on the
 #              debug kernel, and print which were caught (MUTANTS=a,b: some)
+# make hook-cost  what a hook that is off costs, from the machine code:
+#              the mainline path of every hooked function, stock 6.12 vs
+#              patched (objdump), into bench/results/hook-cost.txt
 # make demo    boot the VM and show the knobs and counters moving on a
 #              small swap workload
 # make dkms-src  install the module's DKMS sources into
@@ -26,7 +29,7 @@
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check demo lint mutants dkms-src clean
+.PHONY: ab check demo hook-cost lint mutants dkms-src clean
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
@@ -43,6 +46,17 @@ check:
 
 demo:
 	vm/demo.sh
+
+# The core objects whose code holds a hook site, inlined or not (those
+# built in vm/kernel.config's configuration)
+HOOKED_OBJS := mm/huge_memory.o mm/memory.o mm/mincore.o mm/page-writeback.o \
+	mm/shmem.o mm/swap_state.o mm/swapfile.o mm/util.o
+
+hook-cost:
+	vm/build-kernel.sh patched $(HOOKED_OBJS)
+	vm/build-kernel.sh stock $(HOOKED_OBJS)
+	bench/hook-cost.py build/stock/kernel build/kernel $(HOOKED_OBJS) >bench/results/hook-cost.txt
+	sed -n '/^object/,/^$$/p' bench/results/hook-cost.txt
 
 lint:
 	vm/build-kernel.sh patched prepare
