@@ -131,6 +131,20 @@ static unsigned long swap_out_a_while(void)
 	return vmstat_get("pswpout") - pswpout;
 }
 
+/* Load the module again, wait for writeback to end, count the marks left */
+static void reload_count_marks(unsigned int idle_seconds, unsigned long *marks,
+			       unsigned long *spaces)
+{
+	int ret = module_load();
+
+	if (ret)
+		ksft_exit_fail_msg("reload: %s\n", strerror(-ret));
+	if (writeback_wait_idle(idle_seconds))
+		ksft_exit_fail_msg("writeback still in flight after %u s\n", idle_seconds);
+	if (wb_marks_total(marks, spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+}
+
 /* Far below the slow device's seconds per I/O: rmmod must not wait for it */
 #define UNLOAD_BOUND_MS	1000
 #define SLOW_BYTES	(64 * PAGE_SZ)
@@ -171,13 +185,7 @@ static void test_unload_under_writeback(void)
 			 "rmmod with tagged writeback held: %s in %ld ms (bound %d), %ld kB still under writeback\n",
 			 strerror(-ret), ms, UNLOAD_BOUND_MS, busy_kb);
 
-	ret = module_load();
-	if (ret)
-		ksft_exit_fail_msg("reload: %s\n", strerror(-ret));
-	if (writeback_wait_idle(120))
-		ksft_exit_fail_msg("writeback still in flight after 120 s\n");
-	if (wb_marks_total(&marks, &spaces))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	reload_count_marks(120, &marks, &spaces);
 	bad = count_bad_words(buf, SLOW_BYTES, 7);
 	munmap(buf, SLOW_BYTES);
 	ksft_test_result(spaces > 0 && marks == 0 && bad == 0,
@@ -272,13 +280,7 @@ int main(int argc, char **argv)
 	 */
 	signal_workers(SIGSTOP);
 	pswpout = swap_out_a_while();
-	ret = module_load();
-	if (ret)
-		ksft_exit_fail_msg("reload: %s\n", strerror(-ret));
-	if (writeback_wait_idle(60))
-		ksft_exit_fail_msg("writeback still in flight after 60 s\n");
-	if (wb_marks_total(&marks, &spaces))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	reload_count_marks(60, &marks, &spaces);
 	ksft_test_result(pswpout > 0 && spaces > 0 && marks == 0,
 			 "unloaded: %lu pages swapped out, then %lu WRITEBACK marks in %lu spaces once idle\n",
 			 pswpout, marks, spaces);
