@@ -291,6 +291,18 @@ static const struct attribute_group *swapcache_ab_groups[] = {
 	NULL,
 };
 
+/* Every XA_CHUNK_SIZE entries, let RCU and the scheduler move on */
+static void walk_pause(struct xa_state *xas, unsigned int *walked)
+	__must_hold(RCU)
+{
+	if (++*walked % XA_CHUNK_SIZE)
+		return;
+	xas_pause(xas);
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+}
+
 /*
  * How tall and how wide the swap cache xarray of one swap address space
  * is: the mechanism behind the offset key and the trunks, independent of
@@ -304,7 +316,7 @@ static void show_space(struct seq_file *m, unsigned int type,
 	unsigned long folios = 0, shadows = 0, nodes = 0, wb_marks = 0;
 	struct xarray *xa = &space->i_pages;
 	XA_STATE(xas, xa, 0);
-	unsigned int height = 0, n = 0;
+	unsigned int height = 0, walked = 0;
 	void *entry;
 
 	rcu_read_lock();
@@ -330,12 +342,7 @@ static void show_space(struct seq_file *m, unsigned int type,
 			seen[level] = node;
 			nodes++;
 		}
-		if (++n % XA_CHUNK_SIZE == 0) {
-			xas_pause(&xas);
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		walk_pause(&xas, &walked);
 	}
 
 	xas_set(&xas, 0);
@@ -343,12 +350,7 @@ static void show_space(struct seq_file *m, unsigned int type,
 		if (xas_retry(&xas, entry))
 			continue;
 		wb_marks++;
-		if (++n % XA_CHUNK_SIZE == 0) {
-			xas_pause(&xas);
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		walk_pause(&xas, &walked);
 	}
 	rcu_read_unlock();
 

@@ -119,11 +119,7 @@ static void swap_under_key(const char *thp, int offset_key, int trunks,
 	char *buf;
 	int ret;
 
-	ret = swap_all_off();
-	if (!ret)
-		ret = knob_set("offset_key", offset_key);
-	if (!ret)
-		ret = knob_set("trunks", trunks);
+	ret = swap_key_set(offset_key, trunks);
 	if (!ret)
 		ret = swap_test_on();
 	if (ret)
@@ -213,11 +209,7 @@ static void test_thp_mode(const char *thp)
 			 thp, one_entry.used_spaces, one_entry.spaces,
 			 one_entry.max_height);
 
-	ret = swap_all_off();
-	if (!ret)
-		ret = knob_set("offset_key", 1);
-	if (!ret)
-		ret = knob_set("trunks", 1);
+	ret = swap_key_set(1, 1);
 	if (ret)
 		ksft_exit_fail_msg("back to mainline: %s\n", strerror(-ret));
 }

@@ -193,11 +193,7 @@ static int key_cycle(int *key)
 
 	if (write_file(CGROUP "/memory.high", "max"))
 		return -errno;
-	ret = swap_all_off();
-	if (!ret)
-		ret = knob_set("offset_key", keys[next][0]);
-	if (!ret)
-		ret = knob_set("trunks", keys[next][1]);
+	ret = swap_key_set(keys[next][0], keys[next][1]);
 	if (!ret)
 		*key = next;
 	if (!ret)
@@ -326,8 +322,9 @@ int main(int argc, char **argv)
 				   strerror(errno));
 	ksft_test_result(spaces > 0 && marks == 0,
 			 "WRITEBACK marks left once idle: %lu in %lu spaces\n", marks, spaces);
-	if (swap_all_off() || knob_set("offset_key", 1) || knob_set("trunks", 1))
-		ksft_exit_fail_msg("restoring swap and the key: %s\n", strerror(errno));
+	ret = swap_key_set(1, 1);
+	if (ret)
+		ksft_exit_fail_msg("restoring swap and the key: %s\n", strerror(-ret));
 	rmdir(CGROUP);
 	ksft_finished();
 }

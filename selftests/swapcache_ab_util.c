@@ -262,6 +262,17 @@ int swap_test_on(void)
 	return 0;
 }
 
+int swap_key_set(int offset_key, int trunks)
+{
+	int ret = swap_all_off();
+
+	if (!ret)
+		ret = knob_set("offset_key", offset_key);
+	if (!ret)
+		ret = knob_set("trunks", trunks);
+	return ret;
+}
+
 int swap_slow_on(void)
 {
 	int ret;

@@ -59,6 +59,8 @@ int swap_test_on(void);
  * completes later, in the loop worker, not inside submission as on pmem
  */
 int swap_loop_on(size_t bytes);
+/* The swap cache key (knobs offset_key, trunks), which needs all swap off */
+int swap_key_set(int offset_key, int trunks);
 /* Or, with both off, SLOW_SWAP_DEV alone */
 int swap_slow_on(void);
 int swap_loop_off(void);
