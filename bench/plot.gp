@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
+# One A/B table's performance rows, from bench/report.py's <table>.dat:
+# every pair's change 100*(B/A-1) as a point, the paired median with its
+# 95% interval, and the A/A interval beside it.  The y axis is fitted to
+# the changes, not started at 0.
 # gnuplot -e "dat='x.dat'; png='x.png'; title='...'" bench/plot.gp
-# Throughput of each workload relative to the base side, with stddev bars.
-set terminal pngcairo size 800,480 noenhanced
+set terminal pngcairo size 900,520 noenhanced
 set output png
 set title title
-set style data histograms
-set style histogram errorbars gap 2 lw 1
-set style fill solid 0.6 border -1
-set ylabel "throughput, % of base (mean, error bar = stddev)"
-set yrange [0:*]
+set ylabel "paired change B/A - 1 (%)"
+set xzeroaxis lt -1
+set xrange [-0.6:*]
+set offsets 0, 0.6, 0.5, 0.5
+set key outside bottom center horizontal
 set grid ytics
-set key top left
-set xtics rotate by -20
-plot dat using 2:3:xtic(1) title columnhead(2), \
-     '' using 4:5 title columnhead(4)
+plot dat index 0 using 1:3:xtic(2) with points pt 7 ps 0.8 lc rgb "#4477aa" title "each pair", \
+     dat index 1 using ($1+0.12):3:4:5 with yerrorbars pt 5 ps 1.2 lw 2 lc rgb "#cc3311" title "median, 95% CI", \
+     dat index 2 using 1:3:4:5 with yerrorbars pt 4 ps 1 lw 1 lc rgb "#777777" title "A/A median, 95% CI"

@@ -1,148 +1,364 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""LKP-style comparison tables from the RESULT lines of an A/B run.
+"""Paired A/B tables from the lines bench/bench prints.
 
 Usage: bench/report.py RESULTS_DIR
 
-Reads RESULTS_DIR/results.txt, lines of
-    RESULT <kernel> <knob> <value> <run> <workload> <metric> <number>
-and writes, into RESULTS_DIR:
-    table.txt       the comparison tables (also printed)
+Reads RESULTS_DIR/results.txt (bench/bench's PLAN, RESULT and FAILED
+lines; other lines are ignored) and RESULTS_DIR/provenance.json if there,
+and writes into RESULTS_DIR:
+    table.txt       the tables and one verdict per knob (also printed)
     results.csv     every measurement
-    summary.json    one object per compared metric
-    <name>.dat      gnuplot data, one per table, for bench/plot.gp
+    summary.json    provenance, one object per compared row, verdicts
+    <table>.dat     gnuplot data for bench/plot.gp: every pair's change
 
-Each table compares a base (the knob at 0, the policy before the upstream
-change; or the stock kernel) with the other side (the knob at 1, today's
-mainline; or the patched kernel without the module), per workload:
-    mean +- population %stddev   %change   mean +- %stddev   metric
-%change = 100 * (other - base) / base.  A change is marked significant
-when the two ranges mean +- stddev do not overlap, else "~" (noise).
+Each comparison pairs a measurement of side A with the measurement of
+side B that has the same pair number (same knob or boot round, same
+workload).  Per row, LKP's columns: mean +- %stddev (sample stddev) of
+each side and %change of the means; then the paired figure: the median
+of the per-pair changes 100 * (B/A - 1) with a 95% percentile-bootstrap
+interval of that median (scipy.stats.bootstrap, 10000 resamples, fixed
+seed), and n.  "~" marks an interval that contains 0 (or that n < 3
+cannot give).  Beside each A/B row: the interval of the A/A comparison
+with the same workload and metric, where both sides ran the same code.
+
+Any FAILED line, any planned measurement without a throughput, and any
+malformed line fails the report (exit 1), naming the run.
 """
 import csv
 import json
 import math
 import os
+import re
 import sys
 from collections import defaultdict
 
+import numpy as np
+from scipy import stats
 
-def mean_std(xs):
-    m = sum(xs) / len(xs)
-    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
+PERFORMANCE = re.compile(r"^(throughput|swapout_kbps|latency_.*)$")
+# Metrics where smaller is better, for the verdict's wording
+LOWER_IS_BETTER = re.compile(r"^latency_")
+NOT_COMPARED = {"position"}
+BOOTSTRAP_RESAMPLES = 10000
+BOOTSTRAP_SEED = 20261130
+BASE_LABEL = "before the upstream change"
+OTHER_LABEL = "mainline"
+
+# Per knob: the performance row and the mechanism row of its verdict
+HEADLINES = {
+    "offset_key": (("swap-w-seq", "throughput"), ("swap-w-seq", "xarray.type1_height")),
+    "offset_key.trunks0": (("swap-w-seq", "throughput"), ("swap-w-seq", "xarray.type1_height")),
+    "skip_wb_tags": (("swap-w-seq", "swapout_kbps"), ("swap-w-seq", "swapcache_ab.wb_tagged")),
+    "cow_free": (("pmbench-async", "throughput"), ("pmbench-async", "swapcache_ab.cow_kept_per_s")),
+}
+
+
+class ReportError(Exception):
+    pass
+
+
+def parse(lines):
+    """(values, plans, failures) from bench/bench's lines.
+
+    values: {(kernel, knob, side, pair, workload, metric): float}
+    plans: set of (kernel, knob, side, pair, workload)
+    failures: list of strings naming the run and why
+    """
+    values, plans, failures, errors = {}, set(), [], []
+    for lineno, line in enumerate(lines, 1):
+        parts = line.split()
+        if not parts or parts[0] not in ("PLAN", "RESULT", "FAILED"):
+            continue
+        kind = parts[0]
+        if kind == "PLAN" and len(parts) == 6:
+            plans.add(tuple(parts[1:6]))
+        elif kind == "FAILED" and len(parts) >= 7:
+            failures.append(f"{' '.join(parts[1:6])}: {' '.join(parts[6:])}")
+        elif kind == "RESULT" and len(parts) == 8:
+            key = tuple(parts[1:7])
+            try:
+                x = float(parts[7])
+            except ValueError:
+                x = math.nan
+            if not math.isfinite(x):
+                errors.append(f"line {lineno}: not a number: {line.strip()}")
+            elif key in values:
+                errors.append(f"line {lineno}: measured twice: {line.strip()}")
+            else:
+                values[key] = x
+        else:
+            errors.append(f"line {lineno}: malformed: {line.strip()}")
+    if errors:
+        raise ReportError("\n".join(errors))
+    for plan in sorted(plans):
+        if plan + ("throughput",) not in values and not any(
+                f.startswith(" ".join(plan) + ":") for f in failures):
+            failures.append(f"{' '.join(plan)}: printed no throughput (crashed or cut off?)")
+    return values, plans, failures
+
+
+def mean_pct_stddev(xs):
+    m = float(np.mean(xs))
+    sd = float(np.std(xs, ddof=1)) if len(xs) > 1 else 0.0
+    return m, (100 * sd / m if m else 0.0)
+
+
+def median_interval(changes):
+    """Median of the paired changes and its 95% bootstrap interval."""
+    changes = np.asarray(changes, dtype=float)
+    med = float(np.median(changes))
+    if len(changes) < 3:
+        return med, None, None
+    if np.all(changes == changes[0]):
+        return med, med, med
+    res = stats.bootstrap((changes,), np.median, confidence_level=0.95,
+                          n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
+                          random_state=np.random.default_rng(BOOTSTRAP_SEED))
+    return med, float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def paired(base, other):
+    """Statistics of one row: base, other are {pair: value}."""
+    pairs = sorted(set(base) & set(other), key=lambda p: int(p) if p.isdigit() else p)
+    a = [base[p] for p in pairs]
+    b = [other[p] for p in pairs]
+    row = {"n": len(pairs), "pairs": pairs, "a": a, "b": b}
+    if not pairs:
+        return row
+    am, apct = mean_pct_stddev(a)
+    bm, bpct = mean_pct_stddev(b)
+    row.update(a_mean=am, a_stddev_pct=apct, b_mean=bm, b_stddev_pct=bpct,
+               change_of_means_pct=(100 * (bm - am) / am if am else None))
+    if all(x == 0 and y == 0 for x, y in zip(a, b)):
+        changes = [0.0] * len(a)
+    elif any(x == 0 for x in a):
+        changes = None      # a ratio to 0: the difference is the figure
+    else:
+        changes = [100 * (y / x - 1) for x, y in zip(a, b)]
+    row["paired_changes_pct"] = changes
+    if changes is not None:
+        med, lo, hi = median_interval(changes)
+        row.update(median_change_pct=med, ci_low_pct=lo, ci_high_pct=hi,
+                   within_noise=(lo is None or lo <= 0 <= hi))
+    return row
 
 
 def fmt_num(x):
+    if x is None:
+        return "n/a"
     return f"{x:.2f}" if abs(x) < 100 and x != int(x) else f"{x:.0f}"
 
 
-def compare(base, other):
-    """(row text, summary dict) for two lists of numbers."""
-    bm, bs = mean_std(base)
-    om, osd = mean_std(other)
-    bpct = 100 * bs / bm if bm else 0.0
-    opct = 100 * osd / om if om else 0.0
-    if bm:
-        change = 100 * (om - bm) / bm
-        change_s = f"{change:+.1f}%"
-    else:
-        change = None
-        change_s = "n/a" if om else "0"
-    significant = (bm + bs < om - osd) or (om + osd < bm - bs)
-    mark = "" if significant else "~"
-    row = (f"{fmt_num(bm):>12} ±{bpct:4.0f}%  {change_s:>9}{mark:1} "
-           f"{fmt_num(om):>12} ±{opct:4.0f}%")
-    return row, {
-        "base_mean": bm, "base_stddev_pct": bpct, "base_n": len(base),
-        "other_mean": om, "other_stddev_pct": opct, "other_n": len(other),
-        "change_pct": change, "significant": significant,
-    }
+def fmt_pct(x):
+    return "n/a" if x is None else f"{x:+.1f}%"
 
 
-def main():
-    outdir = sys.argv[1]
-    data = defaultdict(list)  # (kernel, knob, value, workload, metric) -> [x]
-    rows = []
-    with open(os.path.join(outdir, "results.txt")) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) != 8 or parts[0] != "RESULT":
-                continue
-            _, kernel, knob, value, run, workload, metric, number = parts
-            try:
-                x = float(number)
-            except ValueError:
-                continue
-            rows.append([kernel, knob, value, run, workload, metric, number])
-            data[(kernel, knob, value, workload, metric)].append(x)
+def fmt_interval(row):
+    if row is None or row.get("median_change_pct") is None:
+        return "n/a"
+    if row["ci_low_pct"] is None:
+        return f"{fmt_pct(row['median_change_pct'])} [n<3]"
+    return (f"{fmt_pct(row['median_change_pct'])} "
+            f"[{fmt_pct(row['ci_low_pct'])}, {fmt_pct(row['ci_high_pct'])}]")
 
-    # Derived per run: xarray lock acquisitions by swap writeback per
-    # swapped-out page (the tagged path locks at start and at end)
-    for (kernel, knob, value, wl, metric), xs in list(data.items()):
-        if metric != "swapcache_ab.wb_tagged_locks":
+
+def comparisons(values):
+    """(name, title, base selector, other selector, calibration name)."""
+    groups = {(k[0], k[1], k[2]) for k in values}
+    out = []
+    for kernel, knob in sorted({(g[0], g[1]) for g in groups}):
+        if knob in ("-", "aa"):
             continue
-        pages = data.get((kernel, knob, value, wl, "vmstat.pswpout"), [])
-        if len(pages) == len(xs) and all(pages):
-            data[(kernel, knob, value, wl, "swapcache_ab.wb_locks_per_swapped_page")] = [
-                x / p for x, p in zip(xs, pages)]
+        if (kernel, knob, "0") in groups and (kernel, knob, "1") in groups:
+            aa = f"aa@{kernel}" if (kernel, "aa", "a1") in groups else None
+            out.append((f"{knob}@{kernel}",
+                        f"{knob}: A = 0 ({BASE_LABEL}), B = 1 ({OTHER_LABEL}); kernel {kernel}",
+                        (kernel, knob, "0"), (kernel, knob, "1"), aa))
+    for kernel in sorted({g[0] for g in groups if g[1] == "aa"}):
+        out.append((f"aa@{kernel}",
+                    f"A/A calibration: every knob at 1 on both sides; kernel {kernel}",
+                    (kernel, "aa", "a1"), (kernel, "aa", "a2"), None))
+    boots = {g[0] for g in groups if g[1] == "-"}
+    cal = "stock2-vs-stock" if {"stock", "stock2"} <= boots else None
+    if {"stock", "patched"} <= boots:
+        out.append(("overhead", "hook overhead: A = stock 6.12, B = patched 6.12, module not loaded",
+                    ("stock", "-", "-"), ("patched", "-", "-"), cal))
+    if {"patched", "module"} <= boots:
+        out.append(("module-all-1", "module loaded, every knob at 1: A = not loaded, B = loaded (patched kernel)",
+                    ("patched", "-", "-"), ("module", "-", "-"), cal))
+    if cal:
+        out.append((cal, "A/A calibration: A = stock 6.12, B = the same source built a second time",
+                    ("stock", "-", "-"), ("stock2", "-", "-"), None))
+    return out
+
+
+def rows_of(values, base_sel, other_sel):
+    series = defaultdict(lambda: ({}, {}))
+    for (kernel, knob, side, pair, wl, metric), x in values.items():
+        if metric in NOT_COMPARED:
+            continue
+        if (kernel, knob, side) == base_sel:
+            series[(wl, metric)][0][pair] = x
+        elif (kernel, knob, side) == other_sel:
+            series[(wl, metric)][1][pair] = x
+    return {k: paired(*v) for k, v in sorted(series.items()) if v[0] and v[1]}
+
+
+def aa_halfwidth(row):
+    if row is None or row.get("ci_low_pct") is None:
+        return None
+    return max(abs(row["ci_low_pct"]), abs(row["ci_high_pct"]))
+
+
+def verdict(knob, rows, aa_rows):
+    (pwl, pmetric), (mwl, mmetric) = HEADLINES.get(knob, ((None, "throughput"), (None, None)))
+    perf = rows.get((pwl, pmetric))
+    if perf is None:    # not a knob with a headline: its first performance row
+        perf_key = next((k for k in rows if PERFORMANCE.match(k[1])), None)
+        perf = rows.get(perf_key)
+        pwl, pmetric = perf_key or (None, None)
+    if perf is None:
+        return f"{knob}: no performance row measured"
+    aa = aa_rows.get((pwl, pmetric)) if aa_rows else None
+    text = f"{knob}: {pwl}.{pmetric} {fmt_interval(perf)} (n={perf['n']}"
+    text += f"; A/A {fmt_interval(aa)})" if aa else "; no A/A)"
+    if perf.get("median_change_pct") is None or perf["within_noise"]:
+        judgement = "not measurable here: the interval contains 0"
+    elif aa is None:
+        judgement = "a change, but no A/A to size the noise"
+    elif aa_halfwidth(aa) is not None and abs(perf["median_change_pct"]) <= aa_halfwidth(aa):
+        judgement = "not measurable here: within the A/A spread"
+    else:
+        better = (perf["median_change_pct"] < 0) == bool(LOWER_IS_BETTER.match(pmetric))
+        judgement = "B (mainline) " + ("better" if better else "worse")
+    mech = rows.get((mwl, mmetric))
+    if mech:
+        text += (f"; mechanism {mwl}.{mmetric} {fmt_num(mech['a_mean'])} -> "
+                 f"{fmt_num(mech['b_mean'])}")
+    return f"{text} => {judgement}"
+
+
+def render(name, title, rows, aa_rows, aa_title):
+    text = [f"== {title}"]
+    if aa_title:
+        text.append(f"   A/A column: {aa_title}")
+    for section, pred in (("performance", True), ("mechanism (counters, geometry)", False)):
+        keys = [k for k in rows if bool(PERFORMANCE.match(k[1])) == pred]
+        if not keys:
+            continue
+        text.append(f"-- {section}")
+        text.append(f"{'A mean ± %stddev':>20} {'%change':>9} {'B mean ± %stddev':>20}"
+                    f"  {'paired median [95% CI]':>28} {'n':>3}  {'A/A [95% CI]':>28}  workload.metric")
+        for key in keys:
+            r = rows[key]
+            mark = "~" if r.get("within_noise", True) else " "
+            aa = aa_rows.get(key) if aa_rows else None
+            text.append(f"{fmt_num(r['a_mean']):>13} ±{r['a_stddev_pct']:4.0f}% "
+                        f"{fmt_pct(r['change_of_means_pct']):>9} "
+                        f"{fmt_num(r['b_mean']):>13} ±{r['b_stddev_pct']:4.0f}%"
+                        f"  {fmt_interval(r):>27}{mark} {r['n']:>3}  "
+                        f"{fmt_interval(aa) if aa else '-':>28}  {key[0]}.{key[1]}")
+    text.append("")
+    return text
+
+
+def write_dat(path, rows, aa_rows):
+    """Blocks for plot.gp: every pair's change; median and interval; A/A."""
+    perf = [(k, r) for k, r in rows.items()
+            if PERFORMANCE.match(k[1]) and r.get("paired_changes_pct") is not None]
+    with open(path, "w") as f:
+        f.write("# x label change_pct (every pair)\n")
+        for i, (k, r) in enumerate(perf):
+            for c in r["paired_changes_pct"]:
+                f.write(f"{i} {k[0]}.{k[1]} {c:.3f}\n")
+        f.write("\n\n# x label median low high\n")
+        for i, (k, r) in enumerate(perf):
+            lo = r["ci_low_pct"] if r["ci_low_pct"] is not None else r["median_change_pct"]
+            hi = r["ci_high_pct"] if r["ci_high_pct"] is not None else r["median_change_pct"]
+            f.write(f"{i} {k[0]}.{k[1]} {r['median_change_pct']:.3f} {lo:.3f} {hi:.3f}\n")
+        f.write("\n\n# x label A/A median low high\n")
+        aa_lines = 0
+        for i, (k, r) in enumerate(perf):
+            aa = aa_rows.get(k) if aa_rows else None
+            if aa and aa.get("ci_low_pct") is not None:
+                f.write(f"{i + 0.25} {k[0]}.{k[1]} {aa['median_change_pct']:.3f} "
+                        f"{aa['ci_low_pct']:.3f} {aa['ci_high_pct']:.3f}\n")
+                aa_lines += 1
+        if not aa_lines:    # gnuplot refuses an empty block: a point off the axis
+            f.write("-1 none 0 0 0\n")
+    return len(perf)
+
+
+def report(outdir):
+    with open(os.path.join(outdir, "results.txt"), errors="replace") as f:
+        lines = f.readlines()
+    values, plans, failures = parse(lines)
+    if not values:
+        raise ReportError("no RESULT lines")
+    provenance = {}
+    ppath = os.path.join(outdir, "provenance.json")
+    if os.path.exists(ppath):
+        with open(ppath) as f:
+            provenance = json.load(f)
 
     with open(os.path.join(outdir, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["kernel", "knob", "value", "run", "workload", "metric", "number"])
-        w.writerows(rows)
+        w.writerow(["kernel", "knob", "side", "pair", "workload", "metric", "number"])
+        for key, x in sorted(values.items()):
+            w.writerow(list(key) + [fmt_num(x) if x != int(x) else int(x)])
 
-    tables = []  # (name, title, base label, other label, [(workload, metric, base, other)])
-    knobs = sorted({k[1] for k in data if k[1] != "none"})
-    for knob in knobs:
-        pairs = []
-        for (kernel, kn, value, wl, metric), xs in sorted(data.items()):
-            if kn != knob or value != "0":
-                continue
-            other = data.get((kernel, kn, "1", wl, metric))
-            if other:
-                pairs.append((wl, metric, xs, other))
-        tables.append((knob, f"{knob}: 0 (before the upstream change) vs 1 (mainline)",
-                       f"{knob}=0", f"{knob}=1", pairs))
-    if any(k[0] == "stock" for k in data):
-        pairs = []
-        for (kernel, kn, value, wl, metric), xs in sorted(data.items()):
-            if kernel != "stock":
-                continue
-            other = data.get(("patched", kn, value, wl, metric))
-            if other:
-                pairs.append((wl, metric, xs, other))
-        tables.append(("overhead", "hook overhead: stock 6.12 vs patched 6.12, module not loaded",
-                       "stock", "patched", pairs))
-
-    summary = []
-    text = []
-    for name, title, blabel, olabel, pairs in tables:
-        text.append(f"== {title}")
-        text.append(f"{blabel:>19}                {olabel:>19}")
-        text.append(f"{'mean ± %stddev':>19}   %change     {'mean ± %stddev':>19}  workload.metric")
-        dat = []
-        for wl, metric, base, other in pairs:
-            row, s = compare(base, other)
-            text.append(f"{row}  {wl}.{metric}")
-            s.update({"table": name, "workload": wl, "metric": metric})
+    comps = comparisons(values)
+    rows_by = {name: rows_of(values, b, o) for name, _, b, o, _ in comps}
+    titles = {name: title for name, title, _, _, _ in comps}
+    text, summary, verdicts, plotted = [], [], [], []
+    for name, title, _, _, cal in comps:
+        rows = rows_by[name]
+        aa_rows = rows_by.get(cal) if cal else None
+        text += render(name, title, rows, aa_rows, titles.get(cal))
+        for (wl, metric), r in rows.items():
+            aa = aa_rows.get((wl, metric)) if aa_rows else None
+            s = {k: v for k, v in r.items() if k not in ("a", "b", "pairs")}
+            s.update(table=name, workload=wl, metric=metric, a=r["a"], b=r["b"],
+                     pairs=r["pairs"], aa_table=cal,
+                     aa_ci_pct=([aa["ci_low_pct"], aa["ci_high_pct"]] if aa else None))
             summary.append(s)
-            if metric == "throughput":
-                dat.append((wl, s))
+        if not name.startswith(("aa@", "stock2")):
+            knob = name.split("@")[0]
+            verdicts.append(verdict(knob, rows, aa_rows))
+        if write_dat(os.path.join(outdir, f"{name}.dat"), rows, aa_rows):
+            plotted.append(name)
+    text.append("== verdicts (headline performance row, paired median [95% CI]; mechanism A -> B)")
+    text += [f"verdict {v}" for v in verdicts]
+    text.append("")
+    text.append("~: the paired interval contains 0.  Intervals: percentile bootstrap of the median")
+    text.append("of per-pair changes 100*(B/A-1), 95%, 10000 resamples; with n=5 it spans the")
+    text.append("smallest to the largest pair's change.")
+    if failures:
         text.append("")
-        with open(os.path.join(outdir, f"{name}.dat"), "w") as f:
-            f.write(f"workload {blabel} {blabel}_stddev {olabel} {olabel}_stddev\n")
-            for wl, s in dat:
-                b = s["base_mean"] or 1
-                f.write(f"{wl} 100 {s['base_stddev_pct']:.2f} "
-                        f"{100 * s['other_mean'] / b:.2f} "
-                        f"{s['other_stddev_pct'] * s['other_mean'] / b:.2f}\n")
-    text.append("~ marks a change within noise: the ranges mean ± stddev overlap.")
+        text += [f"FAILED RUN: {f}" for f in failures]
+        text.append(f"{len(failures)} failed measurements: this report is incomplete")
     out = "\n".join(text) + "\n"
     with open(os.path.join(outdir, "table.txt"), "w") as f:
         f.write(out)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=1)
+        json.dump({"provenance": provenance, "verdicts": verdicts, "failed": failures,
+                   "plots": plotted, "rows": summary}, f, indent=1)
+    return out, failures
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench/report.py RESULTS_DIR")
+    try:
+        out, failures = report(sys.argv[1])
+    except (ReportError, OSError) as e:
+        sys.stderr.write(f"report: {e}\n")
+        sys.exit(1)
     sys.stdout.write(out)
+    if failures:
+        sys.stderr.write(f"report: {len(failures)} failed measurements, first: {failures[0]}\n")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,8 @@ host_result() { # status description
 
 echo "# host: the series on linux-source-$(make -s -C "$SRC_DIR" kernelversion), checkpatch and sparse"
 vm/lint.sh | tee -a "$host_tap" || true
+echo "# host: make ab's statistics on inputs with known answers"
+bench/test-report.py | tee -a "$host_tap" || true
 echo "# host: the series' core files in configurations the VM kernels do not cover"
 vm/compile-check.sh | tee -a "$host_tap" || true
 

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/report.py's statistics on inputs whose answers are known.
+
+Prints TAP lines ("ok - ...", "not ok - ..."), as vm/check.sh's host
+checks do, and exits 1 if any is not ok.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("report", os.path.join(HERE, "report.py"))
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(f"{'ok' if ok else 'not ok'} - bench statistics: {what}")
+    failures += not ok
+
+
+def near(x, y):
+    return x is not None and abs(x - y) < 1e-9
+
+
+def pairs_from_changes(changes, base=1000.0):
+    a = {str(i + 1): base for i in range(len(changes))}
+    b = {str(i + 1): base * (1 + c / 100) for i, c in enumerate(changes)}
+    return a, b
+
+
+def results_text(knob_changes, aa_changes, throughput=1000.0, extra=""):
+    lines = []
+    for knob, sides, changes in (("skip_wb_tags", ("0", "1"), knob_changes),
+                                 ("aa", ("a1", "a2"), aa_changes)):
+        for i, c in enumerate(changes, 1):
+            for side, x in zip(sides, (throughput, throughput * (1 + c / 100))):
+                lines.append(f"PLAN patched {knob} {side} {i} swap-w-seq")
+                lines.append(f"RESULT patched {knob} {side} {i} swap-w-seq throughput {x:.6f}")
+                lines.append(f"RESULT patched {knob} {side} {i} swap-w-seq position 1")
+    return "\n".join(lines) + "\n" + extra
+
+
+def run_report(text):
+    d = tempfile.mkdtemp(prefix="test-report.")
+    with open(os.path.join(d, "results.txt"), "w") as f:
+        f.write(text)
+    p = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), d],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+# 1. Five pairs changing by exactly 1..5%: median 3%, and for n = 5 the 95%
+# percentile bootstrap of the median spans the smallest to the largest
+# (a resample's median is the smallest with probability 0.058 > 0.025)
+r = report.paired(*pairs_from_changes([1, 2, 3, 4, 5]))
+check(r["n"] == 5 and near(r["median_change_pct"], 3.0), "median of paired changes 1..5% is +3.0%")
+check(near(round(r["ci_low_pct"], 6), 1.0) and near(round(r["ci_high_pct"], 6), 5.0),
+      f"95% interval of 1..5% is [+1.0%, +5.0%] (got {r['ci_low_pct']}, {r['ci_high_pct']})")
+check(r["within_noise"] is False, "an interval above 0 is a change")
+
+# 2. Pairs, not pooled means: B is A + 2% in every pair although the runs
+# spread 20% from pair to pair, so the paired interval is exactly [2%, 2%]
+a = {"1": 100.0, "2": 120.0, "3": 90.0, "4": 110.0, "5": 100.0}
+b = {k: v * 1.02 for k, v in a.items()}
+r = report.paired(a, b)
+check(near(round(r["ci_low_pct"], 9), 2.0) and near(round(r["ci_high_pct"], 9), 2.0),
+      "a constant +2% per pair under 10% run-to-run spread gives [+2.0%, +2.0%]")
+
+# 3. Mixed signs: the interval contains 0, the row is marked as noise
+r = report.paired(*pairs_from_changes([-2, -1, 1, 2, 3]))
+check(r["within_noise"] is True and r["ci_low_pct"] < 0 < r["ci_high_pct"],
+      "changes of both signs give an interval containing 0 (~)")
+
+# 4. Fewer than 3 pairs give no interval and no claim
+r = report.paired(*pairs_from_changes([5, 6]))
+check(r["ci_low_pct"] is None and r["within_noise"] is True, "n = 2 gives no interval and no claim")
+
+# 5. A base of 0 gives no ratio; 0 against 0 is no change
+r = report.paired({"1": 0.0, "2": 0.0, "3": 0.0}, {"1": 5.0, "2": 6.0, "3": 7.0})
+check(r["paired_changes_pct"] is None and near(r["b_mean"], 6.0), "a base of 0 gives no ratio")
+r = report.paired({"1": 0.0, "2": 0.0, "3": 0.0}, {"1": 0.0, "2": 0.0, "3": 0.0})
+check(near(r["median_change_pct"], 0.0), "0 against 0 is no change")
+
+# 6. Whole reports: the verdict weighs the A/B interval against the A/A one
+rc, out, err = run_report(results_text([9, 10, 10, 11, 12], [-1, 0, 1, 0.5, -0.5]))
+check(rc == 0 and "verdict skip_wb_tags: swap-w-seq.throughput +10.0% [+9.0%, +12.0%] (n=5; A/A +0.0% [-1.0%, +1.0%])" in out
+      and "B (mainline) better" in out, "a +10% change beside a ±1% A/A is a verdict")
+rc, out, err = run_report(results_text([2, 3, 3, 3, 4], [-5, -2, 0, 2, 5]))
+check(rc == 0 and "within the A/A spread" in out, "a +3% change inside a ±5% A/A is not measurable")
+rc, out, err = run_report(results_text([-3, -1, 1, 2, 3], [-1, 0, 1, 0, 0]))
+check(rc == 0 and "the interval contains 0" in out and "~" in out, "an interval containing 0 is not measurable")
+
+# 7. Failures are loud: a FAILED line, a planned run without a result, a
+# malformed or duplicated line each fail the report and name the run
+rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0],
+                                       extra="FAILED patched skip_wb_tags 1 4 swap-w-seq exit 1: usemem: worker 0 died\n"))
+check(rc == 1 and "FAILED RUN: patched skip_wb_tags 1 4 swap-w-seq: exit 1" in out, "a FAILED line fails the report and names the run")
+rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0], extra="PLAN patched skip_wb_tags 0 4 swap-w-seq\n"))
+check(rc == 1 and "patched skip_wb_tags 0 4 swap-w-seq: printed no throughput" in out, "a planned run without a result fails the report")
+rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0], extra="RESULT patched skip_wb_tags 0 9 swap-w-seq throughput\n"))
+check(rc == 1 and "malformed" in err and "line " in err, "a malformed RESULT line fails the report, naming the line")
+rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0], extra="RESULT patched skip_wb_tags 0 1 swap-w-seq throughput 5\n"))
+check(rc == 1 and "measured twice" in err, "a duplicated measurement fails the report")
+
+sys.exit(1 if failures else 0)
