@@ -5,26 +5,55 @@
  * SIZE bytes of anonymous memory and then, by mode:
  *
  *   seq      write every page in order (swap-w-seq: pressure swaps out)
- *   rand     write every page in a random order (swap-w-rand)
- *   pageout  write every page, MADV_PAGEOUT it all, read it back
+ *   rand     as many one-word writes as the region has pages, each at a
+ *            random word, with replacement (vm-scalability's usemem
+ *            --random; swap-w-rand)
+ *   pageout  write every page and MADV_PAGEOUT it all (verification reads
+ *            it back)
  *   cow      write every page, MADV_PAGEOUT it, then in chunks: swap a chunk
  *            in on CPU 0 while a child still maps it, let the child exit,
  *            COW-write the chunk on CPU 1 (anon-cow-swap: the case the
  *            post-COW free changes; see selftests/cow_free.c for why)
  *
- * Every word written names its address, and every page is verified at the
- * end.  Prints one line per process and a total:
- *   usemem: <mode> <nproc> x <size>: <KB/s> KB/s total, <bad> bad words
+ * The timed phases run together and nothing else runs inside them.  Each
+ * worker maps its region and prepares what it needs (rand: its PRNG and its
+ * bitmap of words written), says it is ready and waits; the parent samples
+ * the counters and releases them all at once.  Each worker times its own
+ * phase, reports it and waits again; once all are done the parent samples
+ * the counters again (the window) and only then lets them verify, so that
+ * one worker's verification swap-ins never land in another's timed phase
+ * and the counters cover the timed phases, not set-up or verification.
+ *
+ * Every word written names its address, and every word is verified after
+ * the window (rand: every word left unwritten must still be 0).  A worker
+ * that dies, say to the OOM killer, fails the run instead of hanging it.
+ *
+ * Usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]]
+ *               [-c name=path]...
+ * -c samples one more counter around the window, up to 8: a file holding
+ * one unsigned integer, e.g. /sys/kernel/mm/swapcache_ab/stats/wb_tagged.
+ *
+ * Prints one line per process, then:
+ *   usemem: <mode> <nproc> x <MB> MB: <KB/s> KB/s total, <bad> bad words
+ *   usemem: window <seconds> s
+ *   usemem: counter <name> <delta>	pswpout, pswpin, then each -c
+ *   usemem: swapout <KB/s> KB/s	pswpout over the window
+ * where KB/s total sums each process's SIZE over its own timed phase.
+ * Exits 1 on bad words or any failure, 2 on bad arguments.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,17 +62,48 @@
 #define MADV_PAGEOUT 21
 #endif
 
-#define PAGE_SZ		4096UL
 #define CHUNK_PAGES	16
+#define MAX_COUNTERS	(2 + 8)		/* pswpout, pswpin, then -c */
+/* How often the parent looks for a worker gone without closing its pipe */
+#define POLL_MS		100
+#define BITS_PER_LONG	(8 * sizeof(unsigned long))
 
 enum mode { SEQ, RAND, PAGEOUT, COW };
 static const char *const mode_names[] = { "seq", "rand", "pageout", "cow" };
 
-struct result {
-	unsigned int id;
+/* What a worker tells the parent, in this order */
+enum msg_kind { READY, DONE, VERIFIED };
+static const char *const before_msg[] = {
+	[READY] = "it was ready",
+	[DONE] = "it ended its timed phase",
+	[VERIFIED] = "it verified",
+};
+
+struct msg {
+	enum msg_kind kind;
+	double seconds;		/* its own timed phase, from DONE on */
+	unsigned long bad;	/* words that did not match, in VERIFIED */
+};
+
+struct worker {
+	pid_t pid;
+	int fd;			/* read end of the pipe only this worker holds */
+	unsigned int msgs;	/* messages received */
+	bool reaped;
+	int status;
 	double seconds;
 	unsigned long bad;
 };
+
+struct counter {
+	const char *name;
+	const char *path;	/* NULL: the line of that name in /proc/vmstat */
+	unsigned long long v[2];	/* before and after the window */
+};
+
+static unsigned long page_sz;
+/* A worker's end of its pipe: its cow children must not hold it open */
+static int report_fd = -1;
 
 static void die(const char *what)
 {
@@ -57,10 +117,20 @@ static unsigned long parse_size(const char *s)
 	unsigned long v = strtoul(s, &end, 0);
 
 	switch (*end) {
-	case 'G': case 'g': v <<= 10; /* fall through */
-	case 'M': case 'm': v <<= 10; /* fall through */
-	case 'K': case 'k': v <<= 10; break;
-	case '\0': break;
+	case 'G':
+	case 'g':
+		v <<= 10;
+		/* fall through */
+	case 'M':
+	case 'm':
+		v <<= 10;
+		/* fall through */
+	case 'K':
+	case 'k':
+		v <<= 10;
+		break;
+	case '\0':
+		break;
 	default:
 		fprintf(stderr, "usemem: bad size '%s'\n", s);
 		exit(2);
@@ -81,21 +151,51 @@ static inline uint64_t pattern(const void *word, uint64_t seed)
 	return ((uintptr_t)word * 0x9e3779b97f4a7c15ULL) ^ seed;
 }
 
+/* xorshift64*, as in pmbench.c: cheap next to a page fault */
+static inline uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
 static void write_page(char *page, uint64_t seed)
 {
-	uint64_t *w = (uint64_t *)page, *end = (uint64_t *)(page + PAGE_SZ);
+	uint64_t *w = (uint64_t *)page, *end = (uint64_t *)(page + page_sz);
 
 	for (; w < end; w++)
 		*w = pattern(w, seed);
 }
 
-static unsigned long verify(char *buf, unsigned long len, uint64_t seed)
+/* @n writes of one word each at a uniformly random index, with replacement */
+static void write_rand(uint64_t *buf, unsigned long words, unsigned long n,
+		       uint64_t seed, uint64_t *rnd, unsigned long *written)
 {
-	uint64_t *w = (uint64_t *)buf, *end = (uint64_t *)(buf + len);
-	unsigned long bad = 0;
+	unsigned long i, k;
 
-	for (; w < end; w++)
-		bad += *w != pattern(w, seed);
+	for (i = 0; i < n; i++) {
+		/* Multiply-high, not modulo: no bias toward low indices */
+		k = ((__uint128_t)next_rand(rnd) * words) >> 64;
+		buf[k] = pattern(&buf[k], seed);
+		written[k / BITS_PER_LONG] |= 1UL << (k % BITS_PER_LONG);
+	}
+}
+
+/* With @written (rand), a word not written must still be 0 */
+static unsigned long verify(const uint64_t *buf, unsigned long words,
+			    uint64_t seed, const unsigned long *written)
+{
+	unsigned long bad = 0, i;
+
+	for (i = 0; i < words; i++) {
+		uint64_t want = pattern(&buf[i], seed);
+
+		if (written &&
+		    !(written[i / BITS_PER_LONG] >> (i % BITS_PER_LONG) & 1))
+			want = 0;
+		bad += buf[i] != want;
+	}
 	return bad;
 }
 
@@ -111,39 +211,74 @@ static void run_on_cpu(int cpu)
 
 static void cow_chunks(char *buf, unsigned long len)
 {
-	volatile char *p;
+	pid_t self = getpid(), child;
 	unsigned long off, end;
-	pid_t child;
+	volatile char *p;
 
 	for (off = 0; off < len; off = end) {
-		end = off + CHUNK_PAGES * PAGE_SZ;
+		end = off + CHUNK_PAGES * page_sz;
 		if (end > len)
 			end = len;
 		child = fork();
 		if (child < 0)
 			die("fork");
 		if (child == 0) {
+			/*
+			 * The parent sees this worker die by EOF on this pipe;
+			 * and a child outliving a killed worker would hold
+			 * memory for nothing.
+			 */
+			close(report_fd);
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) ||
+			    getppid() != self)
+				_exit(1);
 			run_on_cpu(1);
 			pause();
 			_exit(0);
 		}
 		run_on_cpu(0);
-		for (p = buf + off; p < buf + end; p += PAGE_SZ)
+		for (p = buf + off; p < buf + end; p += page_sz)
 			(void)*p;
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		run_on_cpu(1);
-		for (p = buf + off; p < buf + end; p += PAGE_SZ)
+		for (p = buf + off; p < buf + end; p += page_sz)
 			*(volatile uint64_t *)p = *(volatile uint64_t *)p;
 	}
 }
 
-static struct result run(enum mode mode, unsigned long size, unsigned int id)
+static void report(const struct msg *m)
 {
-	unsigned long pages = size / PAGE_SZ, i, j;
+	if (write(report_fd, m, sizeof(*m)) != sizeof(*m))
+		die("write");
+}
+
+/* The parent never writes @go: closing it releases every worker at once */
+static void wait_go(int go)
+{
+	ssize_t r;
+	char c;
+
+	do
+		r = read(go, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		die("read");
+	if (r > 0) {
+		fprintf(stderr, "usemem: unexpected data on a barrier pipe\n");
+		exit(1);
+	}
+}
+
+static void worker(enum mode mode, unsigned long size, unsigned int id,
+		   int go_start, int go_verify)
+{
+	unsigned long pages = size / page_sz, words = size / 8, i;
+	unsigned long *written = NULL;
 	uint64_t seed = 0x5eed0000 + id;
-	struct result r = { .id = id };
-	unsigned long *order = NULL;
+	/* Odd multiplier: never 0, which xorshift would never leave */
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL * (id + 1);
+	struct msg m = { .kind = READY };
 	double start;
 	char *buf;
 
@@ -152,47 +287,256 @@ static struct result run(enum mode mode, unsigned long size, unsigned int id)
 	if (buf == MAP_FAILED)
 		die("mmap");
 	if (mode == RAND) {
-		order = malloc(pages * sizeof(*order));
-		if (!order)
-			die("malloc");
-		for (i = 0; i < pages; i++)
-			order[i] = i;
-		srandom(seed);
-		for (i = pages - 1; i > 0; i--) {
-			unsigned long t;
-
-			j = random() % (i + 1);
-			t = order[i];
-			order[i] = order[j];
-			order[j] = t;
-		}
+		/* Populated now, so that its faults are not timed */
+		written = mmap(NULL, (words + 7) / 8, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			       -1, 0);
+		if (written == MAP_FAILED)
+			die("mmap");
 	}
+	report(&m);
+	wait_go(go_start);
 
 	start = now();
-	for (i = 0; i < pages; i++)
-		write_page(buf + (order ? order[i] : i) * PAGE_SZ, seed);
+	if (mode == RAND)
+		write_rand((uint64_t *)buf, words, pages, seed, &rnd, written);
+	else
+		for (i = 0; i < pages; i++)
+			write_page(buf + i * page_sz, seed);
 	if (mode == PAGEOUT || mode == COW) {
 		if (madvise(buf, size, MADV_PAGEOUT))
 			die("MADV_PAGEOUT");
 	}
 	if (mode == COW)
 		cow_chunks(buf, size);
-	r.seconds = now() - start;
-	r.bad = verify(buf, size, seed);
-	munmap(buf, size);
-	free(order);
-	return r;
+	m.seconds = now() - start;
+	m.kind = DONE;
+	report(&m);
+	wait_go(go_verify);
+
+	m.bad = verify((uint64_t *)buf, words, seed, written);
+	m.kind = VERIFIED;
+	report(&m);
+}
+
+static void say_died(unsigned int k, int status, const char *when)
+{
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "usemem: worker %u died (killed by signal %d) %s\n",
+			k, WTERMSIG(status), when);
+	else
+		fprintf(stderr, "usemem: worker %u died (exit status %d) %s\n",
+			k, WEXITSTATUS(status), when);
+}
+
+/* Kill and reap every worker still there; a failed run leaves none behind */
+static void kill_all(struct worker *w, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (w[i].pid > 0 && !w[i].reaped)
+			kill(w[i].pid, SIGKILL);
+	for (i = 0; i < n; i++) {
+		if (w[i].pid <= 0 || w[i].reaped)
+			continue;
+		while (waitpid(w[i].pid, &w[i].status, 0) < 0 && errno == EINTR)
+			;
+		w[i].reaped = true;
+	}
+}
+
+/* Take worker @wk's next message if it is in its pipe */
+static bool take(struct worker *wk)
+{
+	struct msg m;
+
+	if (read(wk->fd, &m, sizeof(m)) != sizeof(m) || m.kind != wk->msgs)
+		return false;
+	if (m.kind == DONE)
+		wk->seconds = m.seconds;
+	if (m.kind == VERIFIED)
+		wk->bad = m.bad;
+	wk->msgs++;
+	return true;
+}
+
+/*
+ * Wait for message @kind from every worker.  A worker that dies first, even
+ * one already waiting at the barrier, fails the run at once: EOF on its pipe
+ * says so, since only it holds the write end, and waitpid() says so too in
+ * case something else still does.
+ */
+static bool gather(struct worker *w, unsigned int n, enum msg_kind kind,
+		   struct pollfd *pfd, unsigned int *idx)
+{
+	char when[64];
+
+	for (;;) {
+		unsigned int nfds = 0, pending = 0, i, k;
+
+		for (i = 0; i < n; i++) {
+			if (w[i].msgs > VERIFIED)
+				continue;	/* done, and exiting */
+			pending += w[i].msgs <= kind;
+			pfd[nfds].fd = w[i].fd;
+			pfd[nfds].events = POLLIN;
+			idx[nfds++] = i;
+		}
+		if (!pending)
+			return true;
+		if (poll(pfd, nfds, POLL_MS) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("usemem: poll");
+			kill_all(w, n);
+			return false;
+		}
+		for (k = 0; k < nfds; k++) {
+			struct worker *wk = &w[idx[k]];
+
+			if (!pfd[k].revents && !wk->reaped) {
+				if (waitpid(wk->pid, &wk->status, WNOHANG) != wk->pid)
+					continue;
+				/* What it sent before it exited is still there */
+				wk->reaped = true;
+			}
+			if (take(wk))
+				continue;
+			kill_all(w, n);
+			snprintf(when, sizeof(when), "before %s",
+				 before_msg[wk->msgs]);
+			say_died(idx[k], wk->status, when);
+			return false;
+		}
+	}
+}
+
+static bool start_worker(struct worker *w, unsigned int i, enum mode mode,
+			 unsigned long size, const int *go_start,
+			 const int *go_verify)
+{
+	pid_t parent = getpid();
+	unsigned int j;
+	int fds[2];
+
+	if (pipe(fds)) {
+		perror("usemem: pipe");
+		return false;
+	}
+	w[i].pid = fork();
+	if (w[i].pid < 0) {
+		perror("usemem: fork");
+		close(fds[0]);
+		close(fds[1]);
+		return false;
+	}
+	if (w[i].pid == 0) {
+		/*
+		 * Hold no write end that the parent or a worker waits on for
+		 * EOF, and go with the parent rather than run unwatched.
+		 */
+		close(go_start[1]);
+		close(go_verify[1]);
+		close(fds[0]);
+		for (j = 0; j < i; j++)
+			close(w[j].fd);
+		report_fd = fds[1];
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
+		worker(mode, size, i, go_start[0], go_verify[0]);
+		_exit(0);
+	}
+	close(fds[1]);
+	w[i].fd = fds[0];
+	/* A reaped worker's pipe is read without waiting */
+	if (fcntl(fds[0], F_SETFL, O_NONBLOCK)) {
+		perror("usemem: fcntl");
+		return false;
+	}
+	return true;
+}
+
+/* One unsigned integer, alone on the first line of @path */
+static bool read_file_counter(const char *path, unsigned long long *v)
+{
+	char line[64], *end;
+	bool ok = false;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	errno = 0;
+	if (fgets(line, sizeof(line), f)) {
+		*v = strtoull(line, &end, 10);
+		ok = end != line && !errno && (*end == '\n' || !*end);
+	}
+	fclose(f);
+	if (!ok && !errno)
+		errno = EINVAL;
+	return ok;
+}
+
+/* Sample every counter into v[@when]; says what went wrong if one fails */
+static bool sample(struct counter *c, unsigned int n, int when)
+{
+	unsigned int i, want = 0, found = 0;
+	unsigned long long v;
+	char name[64];
+	FILE *f;
+
+	for (i = 0; i < n; i++)
+		want += !c[i].path;
+	f = fopen("/proc/vmstat", "r");
+	if (!f) {
+		perror("usemem: /proc/vmstat");
+		return false;
+	}
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		for (i = 0; i < n; i++) {
+			if (!c[i].path && !strcmp(name, c[i].name)) {
+				c[i].v[when] = v;
+				found++;
+			}
+		}
+	}
+	fclose(f);
+	if (found != want) {
+		fprintf(stderr, "usemem: /proc/vmstat lacks pswpout or pswpin\n");
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		if (c[i].path && !read_file_counter(c[i].path, &c[i].v[when])) {
+			fprintf(stderr, "usemem: counter %s: cannot read an unsigned integer from %s: %s\n",
+				c[i].name, c[i].path, strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
+static void usage_exit(void)
+{
+	fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]] [-c name=path]...\n");
+	exit(2);
 }
 
 int main(int argc, char **argv)
 {
+	struct counter ctr[MAX_COUNTERS] = { { .name = "pswpout" },
+					     { .name = "pswpin" } };
 	unsigned long size = 64UL << 20, bad = 0;
-	unsigned int nproc = 1, i;
+	unsigned int nproc = 1, nctr = 2, i, *idx;
+	int opt, go_start[2], go_verify[2], ret;
+	double kbps = 0, t0, window;
 	enum mode mode = SEQ;
-	double kbps = 0;
-	int opt, fds[2];
+	struct pollfd *pfd;
+	struct worker *w;
+	char *eq;
 
-	while ((opt = getopt(argc, argv, "m:n:s:")) != -1) {
+	page_sz = sysconf(_SC_PAGESIZE);
+	while ((opt = getopt(argc, argv, "m:n:s:c:")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i < 4 && strcmp(optarg, mode_names[i]); i++)
@@ -207,49 +551,97 @@ int main(int argc, char **argv)
 			nproc = strtoul(optarg, NULL, 0);
 			break;
 		case 's':
-			size = parse_size(optarg) & ~(PAGE_SZ - 1);
+			size = parse_size(optarg) & ~(page_sz - 1);
+			break;
+		case 'c':
+			eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1]) {
+				fprintf(stderr, "usemem: -c wants name=path, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			if (nctr == MAX_COUNTERS) {
+				fprintf(stderr, "usemem: at most %d -c counters\n",
+					MAX_COUNTERS - 2);
+				return 2;
+			}
+			*eq = '\0';
+			ctr[nctr].name = optarg;
+			ctr[nctr++].path = eq + 1;
 			break;
 		default:
-			fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]]\n");
-			return 2;
+			usage_exit();
 		}
 	}
+	if (optind != argc)
+		usage_exit();
 	if (!nproc || !size) {
 		fprintf(stderr, "usemem: nproc and size must be positive\n");
 		return 2;
 	}
+	/* A counter that cannot be read now is a mistake on the command line */
+	if (!sample(ctr, nctr, 0))
+		return 2;
 
-	if (pipe(fds))
+	w = calloc(nproc, sizeof(*w));
+	pfd = calloc(nproc, sizeof(*pfd));
+	idx = calloc(nproc, sizeof(*idx));
+	if (!w || !pfd || !idx)
+		die("calloc");
+	if (pipe(go_start) || pipe(go_verify))
 		die("pipe");
 	for (i = 0; i < nproc; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0)
-			die("fork");
-		if (pid == 0) {
-			struct result r = run(mode, size, i);
-
-			if (write(fds[1], &r, sizeof(r)) != sizeof(r))
-				die("write");
-			_exit(0);
-		}
-	}
-	close(fds[1]);
-	for (i = 0; i < nproc; i++) {
-		struct result r;
-		int status;
-
-		if (read(fds[0], &r, sizeof(r)) != sizeof(r)) {
-			fprintf(stderr, "usemem: a worker died\n");
+		if (!start_worker(w, i, mode, size, go_start, go_verify)) {
+			kill_all(w, i + 1);
 			return 1;
 		}
-		printf("usemem: worker %u: %.0f KB/s, %lu bad words\n", r.id,
-		       size / 1024 / r.seconds, r.bad);
-		kbps += size / 1024 / r.seconds;
-		bad += r.bad;
-		wait(&status);
+	}
+	close(go_start[0]);
+	close(go_verify[0]);
+
+	if (!gather(w, nproc, READY, pfd, idx))
+		return 1;
+	if (!sample(ctr, nctr, 0)) {
+		kill_all(w, nproc);
+		return 1;
+	}
+	t0 = now();
+	close(go_start[1]);
+	if (!gather(w, nproc, DONE, pfd, idx))
+		return 1;
+	window = now() - t0;
+	if (!sample(ctr, nctr, 1)) {
+		kill_all(w, nproc);
+		return 1;
+	}
+	close(go_verify[1]);
+	if (!gather(w, nproc, VERIFIED, pfd, idx))
+		return 1;
+
+	ret = 0;
+	for (i = 0; i < nproc; i++) {
+		if (!w[i].reaped) {
+			while (waitpid(w[i].pid, &w[i].status, 0) < 0 &&
+			       errno == EINTR)
+				;
+			w[i].reaped = true;
+		}
+		if (!WIFEXITED(w[i].status) || WEXITSTATUS(w[i].status)) {
+			say_died(i, w[i].status, "after it verified");
+			ret = 1;
+		}
+		printf("usemem: worker %u: %.0f KB/s, %lu bad words\n", i,
+		       size / 1024 / w[i].seconds, w[i].bad);
+		kbps += size / 1024 / w[i].seconds;
+		bad += w[i].bad;
 	}
 	printf("usemem: %s %u x %lu MB: %.0f KB/s total, %lu bad words\n",
 	       mode_names[mode], nproc, size >> 20, kbps, bad);
-	return bad ? 1 : 0;
+	printf("usemem: window %.3f s\n", window);
+	for (i = 0; i < nctr; i++)
+		printf("usemem: counter %s %lld\n", ctr[i].name,
+		       (long long)(ctr[i].v[1] - ctr[i].v[0]));
+	printf("usemem: swapout %.0f KB/s\n",
+	       (ctr[0].v[1] - ctr[0].v[0]) * (page_sz / 1024.0) / window);
+	return bad || ret ? 1 : 0;
 }
