@@ -6,9 +6,11 @@
 # ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|debug [MAKE_TARGETS...]]
+# Usage: vm/build-kernel.sh [patched|stock|stock2|debug [MAKE_TARGETS...]]
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
+#   stock2:            build/stock2/{linux,kernel}: stock built a second
+#                      time, released as -stock2 (make ab's A/A)
 #   debug:             build/linux, build/debug/kernel, + vm/debug.config
 set -euo pipefail
 
@@ -23,6 +25,15 @@ obj=$(kernel_dir "$variant")
 src=$SRC_DIR
 case $variant in
 stock) src=$STOCK_SRC_DIR ;;
+stock2)
+	# Hard links to stock's source: the same relative paths from objects
+	# to source, so ccache builds it from stock's objects
+	src=$STOCK2_SRC_DIR
+	"$top/vm/build-kernel.sh" stock prepare
+	if [ ! -f "$src/Makefile" ]; then
+		mkdir -p "$(dirname "$src")"
+		cp -al "$STOCK_SRC_DIR" "$src"
+	fi ;;
 debug) EXTRA_CONFIG=$top/vm/debug.config ;;
 esac
 
@@ -63,7 +74,7 @@ apply_series() {
 	done
 	cp -r "$top/core-patch" "$applied"
 }
-[ "$variant" != stock ] && apply_series
+case $variant in stock*) ;; *) apply_series ;; esac
 
 mkdir -p "$obj"
 # The release names the packages and /lib/modules: patched and debug kernels
@@ -72,6 +83,7 @@ case $variant in
 patched) echo -swapcache-ab >"$obj/localversion-swapcache-ab" ;;
 debug) echo -swapcache-ab-debug >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
+stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
 esac
 fragments=("$src/kernel/configs/kvm_guest.config" "$top/vm/kernel.config")
 [ -n "${EXTRA_CONFIG:-}" ] && fragments+=("$EXTRA_CONFIG")
@@ -87,13 +99,13 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	for f in "${fragments[@]:1}"; do
 		grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$f" |
 		while read -r line; do
-			[ "$variant" = stock ] && [[ $line == *SWAPCACHE_AB* ]] && continue
+			[[ $variant == stock* ]] && [[ $line == *SWAPCACHE_AB* ]] && continue
 			grep -qxF "$line" "$obj/.config" || die "config: '$line' did not stick (see $f)"
 		done
 	done
 	echo "$want" >"$stamp"
 fi
-if [ "$variant" = stock ] && grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config"; then
+if [[ $variant == stock* ]] && grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config"; then
 	die "stock kernel has the hooks"
 fi
 

@@ -12,6 +12,10 @@ KERNEL_DIR=$BUILD_DIR/kernel
 STOCK_SRC_DIR=$BUILD_DIR/stock/linux
 STOCK_KERNEL_DIR=$BUILD_DIR/stock/kernel
 DEBUG_KERNEL_DIR=$BUILD_DIR/debug/kernel
+# A second build of the stock source, hard-linked, for make ab's A/A
+# calibration of the boot-level comparison
+STOCK2_SRC_DIR=$BUILD_DIR/stock2/linux
+STOCK2_KERNEL_DIR=$BUILD_DIR/stock2/kernel
 # Outside the clone, so that CI's fresh clone reuses what a session built
 CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/swapcache_ab-ccache}
 export CCACHE_BASEDIR=$top
@@ -31,7 +35,8 @@ kernel_dir() {
 	patched) echo "$KERNEL_DIR" ;;
 	debug) echo "$DEBUG_KERNEL_DIR" ;;
 	stock) echo "$STOCK_KERNEL_DIR" ;;
-	*) die "unknown kernel variant '$1' (patched, debug or stock)" ;;
+	stock2) echo "$STOCK2_KERNEL_DIR" ;;
+	*) die "unknown kernel variant '$1' (patched, debug, stock or stock2)" ;;
 	esac
 }
 # The debug kernel's selftest profile (make check, make mutants): under the

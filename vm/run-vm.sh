@@ -10,10 +10,13 @@
 #   JOB: selftests, demo or bench; ARGS: comma-separated, for bench
 # Environment: ACCEL (tcg, or kvm where nested KVM works), VM_CPUS (2),
 #   VM_TIMEOUT seconds (1800), VM_ICOUNT=1 for -icount shift=0 (the
-#   guest clock counts instructions: path length, not host noise),
+#   guest clock counts instructions: path length, not host noise;
+#   VM_ICOUNT_SLEEP=on: idle time passes in real time, below),
 #   VM_PMEM_MB (768) of the 1536 MB as the pmem swap device, VM_LOG_DIR
 #   (build/vm), VM_NAME (JOB) naming the logs, VM_PROFILE and VM_TESTS
-#   (the selftests to run, below), VM_APPEND (more kernel parameters).
+#   (the selftests to run, below), VM_APPEND (more kernel parameters),
+#   VM_SWAP_DISK_MB (0): a virtio-blk disk of that size, /dev/vda in the
+#   guest, backed by a sparse file in the host's /dev/shm.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +49,10 @@ kvm) cpu=host ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
 icount=()
-[ "${VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
+# sleep=off jumps the guest clock to its next timer whenever the guest
+# idles; VM_ICOUNT_SLEEP=on lets idle time pass at the host's pace, so
+# that waiting for a virtio disk costs its real latency, not a tick
+[ "${VM_ICOUNT:-0}" = 1 ] && icount=(-icount "shift=0,sleep=${VM_ICOUNT_SLEEP:-off}")
 
 # 1536M of guest RAM, the top VM_PMEM_MB (768) of it as pmem (/dev/pmem0)
 # for swap, like the seed's RAM-emulated pmem device.
@@ -68,10 +74,21 @@ for e in ${VM_ENV:-}; do cmdline+=" swapcache_ab.env.$e"; done
 # VM_APPEND: more kernel parameters, e.g. preempt=full
 [ -n "${VM_APPEND:-}" ] && cmdline+=" $VM_APPEND"
 
+# An asynchronous swap device, as the NVMe SSD of the post-COW free's
+# seed: unlike pmem and brd, virtio-blk is not SWP_SYNCHRONOUS_IO, so
+# every swap-in goes through the swap cache
+disk=()
+if [ "${VM_SWAP_DISK_MB:-0}" -gt 0 ]; then
+	disk_file=$(mktemp /dev/shm/swapcache_ab-disk.XXXXXX)
+	trap 'rm -f "$disk_file"' EXIT
+	truncate -s "${VM_SWAP_DISK_MB}M" "$disk_file"
+	disk=(-drive "file=$disk_file,if=virtio,format=raw,cache=unsafe")
+fi
+
 log "booting $(basename "$kernel") (accel=$accel${icount:+, icount}) for $job; console: $console"
 timeout --foreground "${VM_TIMEOUT:-1800}" \
 	qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "${VM_CPUS:-2}" -m 1536M \
-	"${icount[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	"${icount[@]}" "${disk[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$console" -chardev stdio,id=out,signal=off -serial chardev:out \
 	</dev/null | sed -u 's/\r$//' | tee "$results"
