@@ -1,31 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make ab: the A/B benchmark.  Builds the patched kernel (and the stock one
-# for the hook-overhead comparison), boots the VM and, for each knob, runs
-# its workloads with the knob at 1 and at 0, interleaved, RUNS times; then
-# boots stock and patched-without-module kernels alternately, RUNS times
-# each.  Prints LKP-style tables and leaves them, the raw numbers and
-# plots in a results folder.
+# make ab: the A/B benchmark in the VM.  Builds the kernels, then
+#   1. one boot of the patched kernel: for each knob, pairs of runs at 0
+#      and 1 in a random order per pair, and A/A pairs (every knob at 1
+#      on both sides) for each workload;
+#   2. RUNS rounds of boots, in a random order per round, of the stock
+#      kernel, the same stock source built a second time (A/A), the
+#      patched kernel without the module and with it loaded, every knob
+#      at 1: the cost of the hook points;
+#   3. one boot counting contended spinlock acquisitions by their taker,
+#      on plain TCG with VM_CPUS vCPUs: timings from it are not compared.
+# Then bench/report.py's paired tables, verdicts and plots, with the
+# provenance, in a results folder.  Every figure comes from bench/bench's
+# RESULT lines; a failed run or VM fails make ab after the report.
 #
 # Profile (environment):
-#   RUNS=5            runs per side
-#   KNOBS=offset_key+skip_wb_tags+cow_free   (none: overhead comparison only)
-#   WORKLOADS=        restrict to some of swap-w-seq swap-w-rand
-#                     anon-cow-swap pmbench lru-file-readtwice
-#   Default set: offset_key and skip_wb_tags on swap-w-seq, cow_free on
-#   anon-cow-swap and pmbench (2 s), overhead on swap-w-seq, anon-cow-swap
-#   and lru-file-readtwice
-#   NR_TASK=2         usemem processes
-#   MEM=32            MB of memory (memory.high) of the workloads' cgroup
-#   PMEM_MB=128       MB of the VM's RAM used as the pmem swap device
-#   FULL=0            1: every workload for every knob and in the overhead
-#                     comparison (swap-w-rand, pmbench there too), longer
-#                     pmbench; for real machines, hours under TCG
-#   OVERHEAD=1        0 skips the stock-vs-patched comparison
-#   ICOUNT=1          -icount: guest time counts instructions, so timings
-#                     measure path length and barely move with host load;
-#                     0 for plain multi-threaded TCG (contention, noisier)
+#   RUNS=5            pairs per knob and workload; boot rounds
+#   KNOBS=offset_key+offset_key.trunks0+skip_wb_tags+cow_free
+#                     (none: boot-level comparison only)
+#   WORKLOADS=        only these (bench/bench names them)
+#   NR_TASK=2 MEM=32  usemem processes; memory.high (MB) of the cgroup
+#   PMEM_MB=128       of the VM's RAM as the pmem swap device
+#   SWAP_DISK_MB=256  the virtio-blk swap device of the *-async workloads
+#   FULL=0            1: every workload everywhere, 10 s pmbench
+#   AA=1 OVERHEAD=1 LOCKS=1   0 leaves that part out
+#   LOCK_CPUS=4       vCPUs of the lock pass
+#   LOCK_TCG_THREAD=single  multi: a host thread per vCPU (oopses on int3
+#                     here at boot: see vm/run-vm.sh)
+#   ICOUNT=1          -icount for passes 1 and 2: guest time counts
+#                     instructions, so timings measure path length and
+#                     barely move with host load
+#   SEED=             seed of every random order (default: the time)
 #   AB_RESULTS=dir    where the results go (build/ab-results/<date>)
 set -euo pipefail
 
@@ -33,50 +39,136 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top"
 
-RUNS=${RUNS:-5} KNOBS=${KNOBS:-offset_key+skip_wb_tags+cow_free}
+RUNS=${RUNS:-5} KNOBS=${KNOBS:-offset_key+offset_key.trunks0+skip_wb_tags+cow_free}
 WORKLOADS=${WORKLOADS:-} NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-OVERHEAD=${OVERHEAD:-1} ICOUNT=${ICOUNT:-1}
+AA=${AA:-1} OVERHEAD=${OVERHEAD:-1} LOCKS=${LOCKS:-1} LOCK_CPUS=${LOCK_CPUS:-4}
+LOCK_TCG_THREAD=${LOCK_TCG_THREAD:-single}
+ICOUNT=${ICOUNT:-1} SEED=${SEED:-$(date +%s)} SWAP_DISK_MB=${SWAP_DISK_MB:-256}
+PMEM_MB=${PMEM_MB:-128}
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
-export VM_PMEM_MB=${PMEM_MB:-128} VM_ICOUNT=$ICOUNT VM_LOG_DIR=$out/vm
+export VM_PMEM_MB=$PMEM_MB VM_LOG_DIR=$out/vm VM_SWAP_DISK_MB=$SWAP_DISK_MB
+# One boot runs a whole pass: hours at most, not run-vm.sh's default
+export VM_TIMEOUT=${VM_TIMEOUT:-10800}
+# Idle time at the host's pace: the virtio disk's latency is real, not a tick
+export VM_ICOUNT_SLEEP=on
 
-start=$(date +%s)
+start=$SECONDS
 vm/install-deps.sh
 vm/build-kernel.sh patched
-[ "$OVERHEAD" = 1 ] && vm/build-kernel.sh stock
+if [ "$OVERHEAD" = 1 ]; then
+	vm/build-kernel.sh stock
+	vm/build-kernel.sh stock2
+fi
 vm/build-module.sh
 vm/build-selftests.sh
 make -s -C bench OUT="$BUILD_DIR/bench"
-mkdir -p "$out/vm"
+mkdir -p "$out/vm" "$BUILD_DIR/vm"
 initrd=$BUILD_DIR/vm/initramfs.cpio.gz
-mkdir -p "$BUILD_DIR/vm"
 vm/make-initramfs.sh "$initrd"
 
-common="nr_task=$NR_TASK,mem=$MEM,full=$FULL"
+release() { make -s -C "$SRC_DIR" O="$(kernel_dir "$1")" kernelrelease; }
+# A random permutation of the arguments, reproducible from SEED and a salt
+shuffle() { # salt words...
+	python3 -c 'import random, sys; w = sys.argv[2:]; random.Random(sys.argv[1]).shuffle(w); print(" ".join(w))' \
+		"$SEED-$1" "${@:2}"
+}
+
+common="nr_task=$NR_TASK,mem=$MEM,full=$FULL,seed=$SEED"
 [ -n "$WORKLOADS" ] && common+=",workloads=$WORKLOADS"
 
+# PROGRESS lines from the guest carry "k/N" in guest time: give them host
+# wall time and an estimate of the phase's end
+phase_start=$SECONDS
+annotate() { # phase
+	local line k total el eta
+	phase_start=$SECONDS
+	while IFS= read -r line; do
+		if [[ $line =~ ^PROGRESS\ ([0-9]+)/([0-9]+)\  ]]; then
+			k=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
+			el=$((SECONDS - phase_start))
+			eta='?'
+			[ "$k" -gt 1 ] && eta=$(((el * (total - k + 1) / (k - 1) + 59) / 60))m
+			printf '[%s %dm%02ds, phase %s ETA %s] %s\n' "$(date +%T)" \
+				$(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$1" "$eta" "$line"
+		else
+			printf '%s\n' "$line"
+		fi
+	done
+}
+
+vm_failed=()
+boot() { # name kernel-variant label bench-args phase
+	if ! VM_NAME=$1 vm/run-vm.sh "$(kernel_dir "$2")/arch/x86/boot/bzImage" "$initrd" bench \
+		"kernel=$3,$4" | annotate "$5"; then
+		vm_failed+=("$1")
+		echo "FAILED $3 - - 0 vm-$1 the VM failed: see $out/vm/$1-console.log" >>"$out/vm/failed-vms.log"
+	fi
+}
+
 if [ "$KNOBS" != none ]; then
-	log "knob A/B on the patched kernel: $KNOBS, $RUNS runs per value"
-	VM_NAME=knobs vm/run-vm.sh "$KERNEL_DIR/arch/x86/boot/bzImage" "$initrd" bench \
-		"kernel=patched,mode=knobs,runs=$RUNS,knobs=$KNOBS,$common"
+	log "pass 1: knob pairs on the patched kernel: $KNOBS, $RUNS pairs each, seed $SEED"
+	VM_ICOUNT=$ICOUNT boot knobs patched patched \
+		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,$common" "knob pairs"
 fi
 
+boot_orders=()
 if [ "$OVERHEAD" = 1 ]; then
 	for run in $(seq "$RUNS"); do
-		for k in stock patched; do
-			dir=$KERNEL_DIR
-			[ $k = stock ] && dir=$STOCK_KERNEL_DIR
-			log "hook overhead: $k kernel, no module, run $run/$RUNS"
-			VM_NAME=overhead-$k-$run vm/run-vm.sh "$dir/arch/x86/boot/bzImage" "$initrd" bench \
-				"kernel=$k,mode=overhead,run=$run,$common"
+		order=$(shuffle "boots-$run" stock stock2 patched module)
+		boot_orders+=("$order")
+		log "pass 2: boot round $run/$RUNS, in the order $order"
+		for k in $order; do
+			variant=$k args="mode=overhead,run=$run,$common"
+			[ "$k" = module ] && variant=patched args+=",load=1"
+			VM_ICOUNT=$ICOUNT boot "overhead-$k-$run" "$variant" "$k" "$args" "boot round $run/$RUNS"
 		done
 	done
 fi
 
-cat "$out"/vm/*-output.log | grep -a '^RESULT ' >"$out/results.txt"
-bench/report.py "$out"
+if [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; then
+	log "pass 3: contended spinlocks, plain TCG (thread=$LOCK_TCG_THREAD), $LOCK_CPUS vCPUs"
+	# Single-threaded TCG switches vCPUs seldom, so a vCPU rarely spins
+	# on a lock another holds; one host thread per vCPU would let it, but
+	# QEMU 7.2's multi-threaded TCG oopsed on int3 at boot here (the
+	# cross-modifying-code race run-vm.sh describes)
+	VM_ICOUNT=0 VM_CPUS=$LOCK_CPUS VM_TCG_THREAD=$LOCK_TCG_THREAD boot locks patched locks \
+		"mode=locks,runs=$RUNS,knobs=$KNOBS,$common" "locks"
+fi
+
+cat "$out"/vm/*-output.log "$out/vm/failed-vms.log" 2>/dev/null |
+	grep -a -E '^(PLAN|RESULT|FAILED) ' >"$out/results.txt" || true
+
+# Where and from what the figures came
+python3 - "$out/provenance.json" <<EOF
+import json, sys
+json.dump({
+    "date_utc": "$(date -u +%FT%TZ)",
+    "project_commit": "$(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo -dirty)",
+    "profile": {"RUNS": $RUNS, "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
+                "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
+                "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
+                "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "LOCK_CPUS": $LOCK_CPUS,
+                "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
+    "kernel_releases": {"patched": "$(release patched)",
+                        "stock": "$([ "$OVERHEAD" = 1 ] && release stock)",
+                        "stock2": "$([ "$OVERHEAD" = 1 ] && release stock2)"},
+    "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
+    "qemu": "$(qemu-system-x86_64 --version | head -1)",
+    "host_cpu": "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)",
+    "host_cpus": $(nproc),
+    "wall_seconds": $((SECONDS - start)),
+}, open(sys.argv[1], "w"), indent=1)
+EOF
+
+report_rc=0
+bench/report.py "$out" || report_rc=$?
 for dat in "$out"/*.dat; do
+	[ -e "$dat" ] || continue
 	name=$(basename "$dat" .dat)
-	gnuplot -e "dat='$dat'; png='$out/$name.png'; title='$name: throughput (make ab, RUNS=$RUNS, ICOUNT=$ICOUNT)'" bench/plot.gp
+	gnuplot -e "dat='$dat'; png='$out/$name.png'; title='$name: paired change per pair (make ab, RUNS=$RUNS, ICOUNT=$ICOUNT)'" \
+		bench/plot.gp
 done
-log "done in $(($(date +%s) - start)) s; results in $out:"
-ls "$out" >&2
+log "done in $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s; results in $out"
+if [ ${#vm_failed[@]} -gt 0 ] || [ "$report_rc" != 0 ]; then
+	die "make ab failed: VMs ${vm_failed[*]:-none}; report exit $report_rc"
+fi

@@ -40,6 +40,9 @@ PERFORMANCE = re.compile(r"^(throughput|swapout_kbps|latency_.*)$")
 # Metrics where smaller is better, for the verdict's wording
 LOWER_IS_BETTER = re.compile(r"^latency_")
 NOT_COMPARED = {"position"}
+# bench/bench mode=locks runs under the label "locks": only its counts count
+LOCK_PASS = "locks"
+LOCK_PASS_METRICS = re.compile(r"^(lock|vmstat)\.")
 BOOTSTRAP_RESAMPLES = 10000
 BOOTSTRAP_SEED = 20261130
 BASE_LABEL = "before the upstream change"
@@ -172,9 +175,11 @@ def comparisons(values):
             continue
         if (kernel, knob, "0") in groups and (kernel, knob, "1") in groups:
             aa = f"aa@{kernel}" if (kernel, "aa", "a1") in groups else None
-            out.append((f"{knob}@{kernel}",
-                        f"{knob}: A = 0 ({BASE_LABEL}), B = 1 ({OTHER_LABEL}); kernel {kernel}",
-                        (kernel, knob, "0"), (kernel, knob, "1"), aa))
+            title = f"{knob}: A = 0 ({BASE_LABEL}), B = 1 ({OTHER_LABEL}); kernel {kernel}"
+            if kernel == LOCK_PASS:
+                title = (f"{knob}: A = 0, B = 1; lock pass (plain TCG, several vCPUs, "
+                         "lock:contention_begin traced): counts only, its timings are not compared")
+            out.append((f"{knob}@{kernel}", title, (kernel, knob, "0"), (kernel, knob, "1"), aa))
     for kernel in sorted({g[0] for g in groups if g[1] == "aa"}):
         out.append((f"aa@{kernel}",
                     f"A/A calibration: every knob at 1 on both sides; kernel {kernel}",
@@ -197,6 +202,8 @@ def rows_of(values, base_sel, other_sel):
     series = defaultdict(lambda: ({}, {}))
     for (kernel, knob, side, pair, wl, metric), x in values.items():
         if metric in NOT_COMPARED:
+            continue
+        if kernel == LOCK_PASS and not LOCK_PASS_METRICS.match(metric):
             continue
         if (kernel, knob, side) == base_sel:
             series[(wl, metric)][0][pair] = x
@@ -323,11 +330,20 @@ def report(outdir):
                      pairs=r["pairs"], aa_table=cal,
                      aa_ci_pct=([aa["ci_low_pct"], aa["ci_high_pct"]] if aa else None))
             summary.append(s)
-        if not name.startswith(("aa@", "stock2")):
+        if not name.startswith(("aa@", "stock2")) and not name.endswith("@" + LOCK_PASS):
             knob = name.split("@")[0]
-            verdicts.append(verdict(knob, rows, aa_rows))
-        if write_dat(os.path.join(outdir, f"{name}.dat"), rows, aa_rows):
+            v = verdict(knob, rows, aa_rows)
+            locks = rows_by.get(f"{knob}@{LOCK_PASS}", {})
+            for (wl, metric), r in locks.items():
+                if metric == "lock.swapcache_contended":
+                    v += (f"; contended swap cache lock acquisitions ({wl}, lock pass) "
+                          f"{fmt_num(r['a_mean'])} -> {fmt_num(r['b_mean'])}")
+            verdicts.append(v)
+        dat = os.path.join(outdir, f"{name}.dat")
+        if write_dat(dat, rows, aa_rows):
             plotted.append(name)
+        else:
+            os.remove(dat)      # no performance rows: nothing to plot
     text.append("== verdicts (headline performance row, paired median [95% CI]; mechanism A -> B)")
     text += [f"verdict {v}" for v in verdicts]
     text.append("")
