@@ -328,7 +328,7 @@ def report(outdir):
             s = {k: v for k, v in r.items() if k not in ("a", "b", "pairs")}
             s.update(table=name, workload=wl, metric=metric, a=r["a"], b=r["b"],
                      pairs=r["pairs"], aa_table=cal,
-                     aa_ci_pct=([aa["ci_low_pct"], aa["ci_high_pct"]] if aa else None))
+                     aa_ci_pct=([aa.get("ci_low_pct"), aa.get("ci_high_pct")] if aa else None))
             summary.append(s)
         if not name.startswith(("aa@", "stock2")) and not name.endswith("@" + LOCK_PASS):
             knob = name.split("@")[0]
