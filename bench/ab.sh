@@ -78,10 +78,8 @@ common="nr_task=$NR_TASK,mem=$MEM,full=$FULL,seed=$SEED"
 
 # PROGRESS lines from the guest carry "k/N" in guest time: give them host
 # wall time and an estimate of the phase's end
-phase_start=$SECONDS
 annotate() { # phase
-	local line k total el eta
-	phase_start=$SECONDS
+	local line k total el eta phase_start=$SECONDS
 	while IFS= read -r line; do
 		if [[ $line =~ ^PROGRESS\ ([0-9]+)/([0-9]+)\  ]]; then
 			k=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
