@@ -99,13 +99,178 @@ static const struct swapcache_ab_ops key_ops[2][2] = {
 };
 
 /*
+ * Serialises knob and assignment writes, and with them what they set in
+ * the kernel
+ */
+static DEFINE_MUTEX(knob_mutex);
+static bool offset_key = true;
+static bool trunks = true;
+static bool skip_wb_tags = true;
+static bool cow_free = true;
+
+/*
+ * skip_wb_tags and cow_free can also be set per memory cgroup, so that
+ * both sides of an A/B run at the same time on one kernel.  A folio takes
+ * the setting of the nearest assignment that sets the policy, from the
+ * cgroup it is charged to up to the root; without one, the global knob's.
+ * Assignments name cgroups by id, which the kernel does not reuse: nothing
+ * here pins a cgroup, and after rmdir its folios keep its setting.
+ */
+#define MAX_ASSIGNMENTS		16
+#define SETTING_GLOBAL		(-1)	/* follow the global knob */
+
+enum memcg_policy {
+	POLICY_SKIP_WB_TAGS,
+	POLICY_COW_FREE,
+	NR_POLICIES
+};
+
+/* What each assignment's setting decided */
+enum memcg_stat {
+	MEMCG_WB_TAGGED,
+	MEMCG_WB_UNTAGGED,
+	MEMCG_COW_KEPT,
+	MEMCG_COW_RELEASED,
+	NR_MEMCG_STATS
+};
+
+struct memcg_stats {
+	unsigned long count[NR_MEMCG_STATS];
+};
+
+struct assignment {
+	u64 cgroup_id;
+	int setting[NR_POLICIES];	/* 0, 1 or SETTING_GLOBAL */
+	struct memcg_stats __percpu *stats;
+	bool attached;			/* in assignments[], under knob_mutex */
+	struct kobject kobj;		/* memcg/<cgroup id>/ */
+	struct rcu_head rcu;
+	char path[];			/* the cgroup's when assigned */
+};
+
+/* Set under knob_mutex, read by the policies under the hooks' RCU */
+static struct assignment __rcu *assignments[MAX_ASSIGNMENTS];
+static unsigned int nr_assignments;
+
+static struct assignment *find_assignment(u64 cgroup_id, unsigned int *slot)
+{
+	struct assignment *a;
+	unsigned int i;
+
+	for (i = 0; i < MAX_ASSIGNMENTS; i++) {
+		a = rcu_dereference_check(assignments[i], lockdep_is_held(&knob_mutex));
+		if (a && a->cgroup_id == cgroup_id) {
+			if (slot)
+				*slot = i;
+			return a;
+		}
+	}
+	return NULL;
+}
+
+#ifdef CONFIG_MEMCG
+/*
+ * The assignment that decides @policy for @folio, its setting in
+ * *@setting; NULL, *@setting untouched, for the global knob.  The hooks'
+ * RCU section keeps the memcg and the assignment alive.
+ */
+static struct assignment *folio_assignment(struct folio *folio,
+					   enum memcg_policy policy, int *setting)
+	__must_hold(RCU)
+{
+	struct mem_cgroup *memcg;
+	struct assignment *a;
+	struct cgroup *cgrp;
+	int level, value;
+
+	if (!READ_ONCE(nr_assignments))
+		return NULL;
+	memcg = folio_memcg_rcu(folio);
+	if (!memcg)
+		return NULL;
+	cgrp = memcg->css.cgroup;
+	for (level = cgrp->level; level >= 0; level--) {
+		a = find_assignment(cgroup_id(cgrp->ancestors[level]), NULL);
+		value = a ? READ_ONCE(a->setting[policy]) : SETTING_GLOBAL;
+		if (value != SETTING_GLOBAL) {
+			*setting = value;
+			return a;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * @name: a cgroup v2 path from the root of the hierarchy, as in
+ * /proc/<pid>/cgroup, or a cgroup id.  With @path, the cgroup must have a
+ * memory controller of its own (folios are charged to no other kind) and
+ * *@path gets its path, to kfree().
+ */
+static int memcg_lookup(const char *name, u64 *id, char **path)
+{
+	struct cgroup *cgrp;
+	u64 by_id;
+	int err = 0;
+
+	if (name[0] == '/')
+		cgrp = cgroup_get_from_path(name);
+	else if (!kstrtou64(name, 10, &by_id))
+		cgrp = cgroup_get_from_id(by_id);
+	else
+		return -EINVAL;
+	if (IS_ERR(cgrp))
+		return PTR_ERR(cgrp);
+	*id = cgroup_id(cgrp);
+	if (path && !rcu_access_pointer(cgrp->subsys[memory_cgrp_id]))
+		err = -EOPNOTSUPP;
+	if (path && !err) {
+		*path = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (!*path)
+			err = -ENOMEM;
+		else if (cgroup_path(cgrp, *path, PATH_MAX) < 0)
+			err = -ENAMETOOLONG;
+		if (err)
+			kfree(*path);
+	}
+	cgroup_put(cgrp);
+	return err;
+}
+#else
+static struct assignment *folio_assignment(struct folio *folio,
+					   enum memcg_policy policy, int *setting)
+{
+	return NULL;
+}
+
+static int memcg_lookup(const char *name, u64 *id, char **path)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static void count_memcg_stat(struct assignment *a, enum memcg_stat stat)
+{
+	if (a)
+		this_cpu_inc(a->stats->count[stat]);
+}
+
+/*
  * Before v4.9 every swap cache folio took the writeback tag of file folios:
  * the xa_lock at start and again at end.  The kernel sets and clears the
  * mark; it clears it at the end whatever the knob is by then.
  */
 static bool tag_writeback(struct folio *folio)
 {
+	int skip = READ_ONCE(skip_wb_tags);
+	struct assignment *a;
+
+	a = folio_assignment(folio, POLICY_SKIP_WB_TAGS, &skip);
+	if (skip) {
+		count_memcg_stat(a, MEMCG_WB_UNTAGGED);
+		return false;
+	}
 	count_stat(SWAPCACHE_AB_WB_TAGGED);
+	count_memcg_stat(a, MEMCG_WB_TAGGED);
 	return true;
 }
 
@@ -114,24 +279,31 @@ static const struct swapcache_ab_ops wb_ops = {
 	.writeback_tag = tag_writeback,
 };
 
-/* Before v5.14 the swap cache folio a COW copied was left for reclaim */
-static void keep_after_cow(struct folio *folio)
+/*
+ * Before v5.14 the swap cache folio a COW copied was left for reclaim;
+ * false lets the kernel free it, as mainline does.
+ */
+static bool keep_after_cow(struct folio *folio)
 {
-	if (folio_test_swapcache(folio))
-		count_stat(SWAPCACHE_AB_COW_KEPT);
+	int free = READ_ONCE(cow_free);
+	struct assignment *a;
+
+	if (!folio_test_swapcache(folio))
+		return false;
+	a = folio_assignment(folio, POLICY_COW_FREE, &free);
+	if (free) {
+		count_memcg_stat(a, MEMCG_COW_RELEASED);
+		return false;
+	}
+	count_stat(SWAPCACHE_AB_COW_KEPT);
+	count_memcg_stat(a, MEMCG_COW_KEPT);
+	return true;
 }
 
 static const struct swapcache_ab_ops cow_ops = {
 	.owner = THIS_MODULE,
-	.after_cow = keep_after_cow,
+	.keep_after_cow = keep_after_cow,
 };
-
-/* Serialises knob writes, and with them what they set in the kernel */
-static DEFINE_MUTEX(knob_mutex);
-static bool offset_key = true;
-static bool trunks = true;
-static bool skip_wb_tags = true;
-static bool cow_free = true;
 
 static const struct swapcache_ab_ops *key_ops_for(bool by_offset, bool per_64mb)
 {
@@ -152,14 +324,41 @@ static int apply_trunks(bool val)
 	return swapcache_ab_set_ops(SWAPCACHE_AB_KEY, key_ops_for(offset_key, val));
 }
 
+/*
+ * A policy's site is hooked while its old policy applies anywhere: the
+ * global knob at 0, or an assignment at 0.
+ */
+static int apply_policy(enum memcg_policy policy, bool global)
+{
+	static const enum swapcache_ab_site site[NR_POLICIES] = {
+		[POLICY_SKIP_WB_TAGS] = SWAPCACHE_AB_WB,
+		[POLICY_COW_FREE] = SWAPCACHE_AB_COW,
+	};
+	static const struct swapcache_ab_ops *const ops[NR_POLICIES] = {
+		[POLICY_SKIP_WB_TAGS] = &wb_ops,
+		[POLICY_COW_FREE] = &cow_ops,
+	};
+	bool hooked = !global;
+	struct assignment *a;
+	unsigned int i;
+
+	lockdep_assert_held(&knob_mutex);
+	for (i = 0; i < MAX_ASSIGNMENTS; i++) {
+		a = rcu_dereference_protected(assignments[i], lockdep_is_held(&knob_mutex));
+		if (a && !a->setting[policy])
+			hooked = true;
+	}
+	return swapcache_ab_set_ops(site[policy], hooked ? ops[policy] : NULL);
+}
+
 static int apply_skip_wb_tags(bool val)
 {
-	return swapcache_ab_set_ops(SWAPCACHE_AB_WB, val ? NULL : &wb_ops);
+	return apply_policy(POLICY_SKIP_WB_TAGS, val);
 }
 
 static int apply_cow_free(bool val)
 {
-	return swapcache_ab_set_ops(SWAPCACHE_AB_COW, val ? NULL : &cow_ops);
+	return apply_policy(POLICY_COW_FREE, val);
 }
 
 /*
@@ -291,6 +490,324 @@ static const struct attribute_group *swapcache_ab_groups[] = {
 	NULL,
 };
 
+static struct kobject *swapcache_ab_kobj;
+
+/* memcg/<cgroup id>/: one assignment's settings and counters */
+struct assignment_attribute {
+	struct kobj_attribute attr;
+	unsigned int index;	/* enum memcg_policy or enum memcg_stat */
+};
+
+static struct assignment *to_assignment(struct kobject *kobj)
+{
+	return container_of(kobj, struct assignment, kobj);
+}
+
+static unsigned int to_index(struct kobj_attribute *attr)
+{
+	return container_of(attr, struct assignment_attribute, attr)->index;
+}
+
+static ssize_t setting_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	int value = READ_ONCE(to_assignment(kobj)->setting[to_index(attr)]);
+
+	return value == SETTING_GLOBAL ? sysfs_emit(buf, "-\n") : sysfs_emit(buf, "%d\n", value);
+}
+
+/* "0", "1", or "-" to follow the global knob again */
+static ssize_t setting_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct assignment *a = to_assignment(kobj);
+	enum memcg_policy policy = to_index(attr);
+	int old, value = SETTING_GLOBAL;
+	bool val;
+	int err;
+
+	if (!((count == 1 || (count == 2 && buf[1] == '\n')) && buf[0] == '-')) {
+		err = parse_knob(buf, count, &val);
+		if (err)
+			return err;
+		value = val;
+	}
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	mutex_lock(&knob_mutex);
+	err = -ENODEV;
+	if (a->attached) {
+		old = a->setting[policy];
+		WRITE_ONCE(a->setting[policy], value);
+		err = apply_policy(policy, policy == POLICY_SKIP_WB_TAGS ? skip_wb_tags : cow_free);
+		if (err)
+			WRITE_ONCE(a->setting[policy], old);
+	}
+	mutex_unlock(&knob_mutex);
+	module_put(THIS_MODULE);
+	return err ? err : count;
+}
+
+static ssize_t memcg_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	struct assignment *a = to_assignment(kobj);
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(a->stats, cpu)->count[to_index(attr)];
+	return sysfs_emit(buf, "%lu\n", sum);
+}
+
+static ssize_t path_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_assignment(kobj)->path);
+}
+
+#define ASSIGNMENT_ATTR(_name, _mode, _show, _store, _index)		\
+	static struct assignment_attribute assignment_##_name##_attr = {	\
+		.attr = __ATTR(_name, _mode, _show, _store),		\
+		.index = _index,					\
+	}
+
+ASSIGNMENT_ATTR(skip_wb_tags, 0644, setting_show, setting_store, POLICY_SKIP_WB_TAGS);
+ASSIGNMENT_ATTR(cow_free, 0644, setting_show, setting_store, POLICY_COW_FREE);
+ASSIGNMENT_ATTR(path, 0444, path_show, NULL, 0);
+ASSIGNMENT_ATTR(wb_tagged, 0444, memcg_stat_show, NULL, MEMCG_WB_TAGGED);
+ASSIGNMENT_ATTR(wb_untagged, 0444, memcg_stat_show, NULL, MEMCG_WB_UNTAGGED);
+ASSIGNMENT_ATTR(cow_kept, 0444, memcg_stat_show, NULL, MEMCG_COW_KEPT);
+ASSIGNMENT_ATTR(cow_released, 0444, memcg_stat_show, NULL, MEMCG_COW_RELEASED);
+
+static struct attribute *assignment_attrs[] = {
+	&assignment_skip_wb_tags_attr.attr.attr,
+	&assignment_cow_free_attr.attr.attr,
+	&assignment_path_attr.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group assignment_group = {
+	.attrs = assignment_attrs,
+};
+
+static struct attribute *assignment_stats_attrs[] = {
+	&assignment_wb_tagged_attr.attr.attr,
+	&assignment_wb_untagged_attr.attr.attr,
+	&assignment_cow_kept_attr.attr.attr,
+	&assignment_cow_released_attr.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group assignment_stats_group = {
+	.name = "stats",
+	.attrs = assignment_stats_attrs,
+};
+
+static const struct attribute_group *assignment_groups[] = {
+	&assignment_group,
+	&assignment_stats_group,
+	NULL,
+};
+
+static void assignment_free_rcu(struct rcu_head *rcu)
+{
+	struct assignment *a = container_of(rcu, struct assignment, rcu);
+
+	free_percpu(a->stats);
+	kfree(a);
+}
+
+/* A policy may still be reading it: free after the hooks' grace period */
+static void assignment_release(struct kobject *kobj)
+{
+	call_rcu(&to_assignment(kobj)->rcu, assignment_free_rcu);
+}
+
+static const struct kobj_type assignment_ktype = {
+	.release = assignment_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = assignment_groups,
+};
+
+static struct kobject *memcg_kobj;
+
+static int assign(u64 cgroup_id, const char *path)
+{
+	size_t len = strlen(path);
+	struct assignment *a;
+	unsigned int slot;
+	int err;
+
+	a = kzalloc(struct_size(a, path, len + 1), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->stats = alloc_percpu(struct memcg_stats);
+	if (!a->stats) {
+		kfree(a);
+		return -ENOMEM;
+	}
+	a->cgroup_id = cgroup_id;
+	a->setting[POLICY_SKIP_WB_TAGS] = SETTING_GLOBAL;
+	a->setting[POLICY_COW_FREE] = SETTING_GLOBAL;
+	memcpy(a->path, path, len + 1);
+	kobject_init(&a->kobj, &assignment_ktype);
+
+	mutex_lock(&knob_mutex);
+	err = find_assignment(cgroup_id, NULL) ? -EEXIST : -ENOSPC;
+	for (slot = 0; err == -ENOSPC && slot < MAX_ASSIGNMENTS; slot++)
+		if (!rcu_access_pointer(assignments[slot]))
+			break;
+	if (err == -ENOSPC && slot < MAX_ASSIGNMENTS)
+		err = kobject_add(&a->kobj, memcg_kobj, "%llu", cgroup_id);
+	if (!err) {
+		a->attached = true;
+		rcu_assign_pointer(assignments[slot], a);
+		WRITE_ONCE(nr_assignments, nr_assignments + 1);
+	}
+	mutex_unlock(&knob_mutex);
+	if (err)
+		kobject_put(&a->kobj);
+	else
+		kobject_uevent(&a->kobj, KOBJ_ADD);
+	return err;
+}
+
+/*
+ * Detach under knob_mutex; the caller removes the directory after
+ * dropping it, as removal waits for writers, which take it.
+ */
+static struct assignment *detach(u64 cgroup_id)
+{
+	unsigned int slot;
+	struct assignment *a;
+
+	lockdep_assert_held(&knob_mutex);
+	a = find_assignment(cgroup_id, &slot);
+	if (!a)
+		return NULL;
+	RCU_INIT_POINTER(assignments[slot], NULL);
+	WRITE_ONCE(nr_assignments, nr_assignments - 1);
+	a->attached = false;
+	/* Unhooking cannot fail */
+	WARN_ON(apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags));
+	WARN_ON(apply_policy(POLICY_COW_FREE, cow_free));
+	return a;
+}
+
+static void assignment_remove(struct assignment *a)
+{
+	kobject_del(&a->kobj);
+	kobject_put(&a->kobj);
+}
+
+/* The cgroup named in a write to assign or unassign, newline stripped */
+static char *assignment_name(const char *buf, size_t count)
+{
+	if (count && buf[count - 1] == '\n')
+		count--;
+	return count ? kmemdup_nul(buf, count, GFP_KERNEL) : ERR_PTR(-EINVAL);
+}
+
+static ssize_t assign_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	char *name, *path;
+	u64 cgroup_id;
+	int err;
+
+	name = assignment_name(buf, count);
+	if (IS_ERR_OR_NULL(name))
+		return name ? PTR_ERR(name) : -ENOMEM;
+	err = memcg_lookup(name, &cgroup_id, &path);
+	kfree(name);
+	if (err)
+		return err;
+	if (!try_module_get(THIS_MODULE)) {
+		kfree(path);
+		return -ENODEV;
+	}
+	err = assign(cgroup_id, path);
+	module_put(THIS_MODULE);
+	kfree(path);
+	return err ? err : count;
+}
+
+/* By id, or by path while the cgroup exists */
+static ssize_t unassign_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct assignment *a;
+	char *name;
+	u64 cgroup_id;
+	int err = 0;
+
+	name = assignment_name(buf, count);
+	if (IS_ERR_OR_NULL(name))
+		return name ? PTR_ERR(name) : -ENOMEM;
+	if (name[0] == '/')
+		err = memcg_lookup(name, &cgroup_id, NULL);
+	else if (kstrtou64(name, 10, &cgroup_id))
+		err = -EINVAL;
+	kfree(name);
+	if (err)
+		return err;
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	mutex_lock(&knob_mutex);
+	a = detach(cgroup_id);
+	mutex_unlock(&knob_mutex);
+	if (a)
+		assignment_remove(a);
+	module_put(THIS_MODULE);
+	return a ? count : -ENOENT;
+}
+
+static struct kobj_attribute assign_attr = __ATTR_WO(assign);
+static struct kobj_attribute unassign_attr = __ATTR_WO(unassign);
+
+static struct attribute *memcg_attrs[] = {
+	&assign_attr.attr,
+	&unassign_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group memcg_group = {
+	.attrs = memcg_attrs,
+};
+
+static int memcg_init(void)
+{
+	int err;
+
+	memcg_kobj = kobject_create_and_add("memcg", swapcache_ab_kobj);
+	if (!memcg_kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(memcg_kobj, &memcg_group);
+	if (err)
+		kobject_put(memcg_kobj);
+	return err;
+}
+
+/* No new assignments once assign's writers are gone; then drop them all */
+static void memcg_exit(void)
+{
+	struct assignment *a;
+	unsigned int i;
+
+	sysfs_remove_group(memcg_kobj, &memcg_group);
+	for (i = 0; i < MAX_ASSIGNMENTS; i++) {
+		mutex_lock(&knob_mutex);
+		a = rcu_dereference_protected(assignments[i], lockdep_is_held(&knob_mutex));
+		if (a)
+			a = detach(a->cgroup_id);
+		mutex_unlock(&knob_mutex);
+		if (a)
+			assignment_remove(a);
+	}
+	kobject_put(memcg_kobj);
+}
+
 /* Every XA_CHUNK_SIZE entries, let RCU and the scheduler move on */
 static void walk_pause(struct xa_state *xas, unsigned int *walked)
 	__must_hold(RCU)
@@ -378,7 +895,6 @@ static int swap_spaces_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(swap_spaces);
 
-static struct kobject *swapcache_ab_kobj;
 static struct dentry *swapcache_ab_debugfs;
 
 static int __init swapcache_ab_init(void)
@@ -390,6 +906,13 @@ static int __init swapcache_ab_init(void)
 		return -ENOMEM;
 	err = sysfs_create_groups(swapcache_ab_kobj, swapcache_ab_groups);
 	if (err) {
+		kobject_put(swapcache_ab_kobj);
+		return err;
+	}
+
+	err = memcg_init();
+	if (err) {
+		sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
 		kobject_put(swapcache_ab_kobj);
 		return err;
 	}
@@ -408,11 +931,14 @@ static int __init swapcache_ab_init(void)
 static void __exit swapcache_ab_exit(void)
 {
 	debugfs_remove_recursive(swapcache_ab_debugfs);
+	memcg_exit();
 	/* Removing the files waits for knob writes still running */
 	sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
 	kobject_put(swapcache_ab_kobj);
 	swapcache_ab_set_ops(SWAPCACHE_AB_WB, NULL);
 	swapcache_ab_set_ops(SWAPCACHE_AB_COW, NULL);
+	/* Assignments freed after a grace period, by this module's code */
+	rcu_barrier();
 }
 
 module_init(swapcache_ab_init);
