@@ -25,8 +25,6 @@
 #include "swapcache_ab_util.h"
 
 #define TEST_BYTES	test_size(16UL << 20)
-/* Below the 31 folios of a per-CPU LRU batch */
-#define CHUNK_PAGES	16
 #define PAGE_CLUSTER	"/proc/sys/vm/page-cluster"
 
 struct cow_result {
@@ -34,45 +32,6 @@ struct cow_result {
 	long swapcached_kb;
 	size_t bad;
 };
-
-static void run_on_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		ksft_exit_fail_msg("sched_setaffinity %d: %s\n", cpu, strerror(errno));
-}
-
-static void cow_chunks(char *buf, size_t len)
-{
-	volatile char *p;
-	size_t off, end;
-	pid_t child;
-
-	for (off = 0; off < len; off = end) {
-		end = off + CHUNK_PAGES * PAGE_SZ;
-		child = fork();
-		if (child < 0)
-			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-		if (child == 0) {
-			/* Its exit drains the LRU batch of its CPU: not CPU 0 */
-			run_on_cpu(1);
-			pause();
-			_exit(0);
-		}
-		run_on_cpu(0);
-		for (p = buf + off; p < buf + end; p += PAGE_SZ)
-			(void)*p;
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		run_on_cpu(1);
-		/* Rewrite the first word with its own value: data must not move */
-		for (p = buf + off; p < buf + end; p += PAGE_SZ)
-			*(volatile uint64_t *)p = *(volatile uint64_t *)p;
-	}
-}
 
 static void run_cow(int cow_free, struct cow_result *r)
 {

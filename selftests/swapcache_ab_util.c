@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +23,9 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
+
+/* Below the 31 folios of a per-CPU LRU batch */
+#define CHUNK_PAGES	16
 
 const char *const thp_modes[2] = { "always", "never" };
 
@@ -172,6 +178,14 @@ static long field_get(const char *path, const char *field, int sep)
 	if (val < 0)
 		ksft_exit_fail_msg("no %s in %s\n", field, path);
 	return val;
+}
+
+long memory_stat_get(const char *cgroup, const char *field)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cgroup);
+	return field_get(path, field, ' ');
 }
 
 long meminfo_kb(const char *field)
@@ -454,4 +468,43 @@ size_t count_bad_words(const void *buf, size_t len, uint64_t seed)
 int page_out(void *buf, size_t len)
 {
 	return madvise(buf, len, MADV_PAGEOUT) ? -errno : 0;
+}
+
+void run_on_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		ksft_exit_fail_msg("sched_setaffinity %d: %s\n", cpu, strerror(errno));
+}
+
+void cow_chunks(char *buf, size_t len)
+{
+	volatile char *p;
+	size_t off, end;
+	pid_t child;
+
+	for (off = 0; off < len; off = end) {
+		end = off + CHUNK_PAGES * PAGE_SZ;
+		child = fork();
+		if (child < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (child == 0) {
+			/* Its exit drains the LRU batch of its CPU: not CPU 0 */
+			run_on_cpu(1);
+			pause();
+			_exit(0);
+		}
+		run_on_cpu(0);
+		for (p = buf + off; p < buf + end; p += PAGE_SZ)
+			(void)*p;
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		run_on_cpu(1);
+		/* Rewrite the first word with its own value: data must not move */
+		for (p = buf + off; p < buf + end; p += PAGE_SZ)
+			*(volatile uint64_t *)p = *(volatile uint64_t *)p;
+	}
 }

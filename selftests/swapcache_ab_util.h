@@ -47,6 +47,8 @@ unsigned long stats_sum(void);
 
 /* /proc and sysfs numbers */
 long meminfo_kb(const char *field);
+/* A field of @cgroup's memory.stat (a directory under the cgroup2 mount) */
+long memory_stat_get(const char *cgroup, const char *field);
 unsigned long vmstat_get(const char *field);
 int write_file(const char *path, const char *val);
 void set_thp(const char *mode);
@@ -93,5 +95,13 @@ void *map_anon(size_t len);
 void fill_pattern(void *buf, size_t len, uint64_t seed);
 size_t count_bad_words(const void *buf, size_t len, uint64_t seed);
 int page_out(void *buf, size_t len);
+
+void run_on_cpu(int cpu);
+/*
+ * COW every page of @buf (swapped out) over a swap cache folio, CHUNK_PAGES
+ * at a time: each chunk swapped in on CPU 0 while a child maps it, then
+ * written on CPU 1 once the child is gone.  Needs two CPUs; ends on CPU 1.
+ */
+void cow_chunks(char *buf, size_t len);
 
 #endif
