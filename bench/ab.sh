@@ -11,12 +11,25 @@
 #      at 1: the cost of the hook points;
 #   3. one boot counting contended spinlock acquisitions by their taker,
 #      on plain TCG with VM_CPUS vCPUs: timings from it are not compared.
+# MODE=simultaneous instead compares two ways of running the same pairs,
+# on the knobs with a per-cgroup setting (skip_wb_tags, cow_free):
+#   1. sequential: the knob pairs of pass 1 above, RUNS pairs (label
+#      "sequential");
+#   2. simultaneous: both sides of a pair at once in two sibling cgroups,
+#      each with its own setting (bench/bench mode=simultaneous), SIM_RUNS
+#      pairs (label "simultaneous"), A/A pairs beside them;
+# and report.py adds each mode's interval widths and A/A spreads, the
+# interference (a mainline side next to an old-policy partner vs next to
+# a mainline one) and each pass's wall time.
 # Then bench/report.py's paired tables, verdicts and plots, with the
 # provenance, in a results folder.  Every figure comes from bench/bench's
 # RESULT lines; a failed run or VM fails make ab after the report.
 #
 # Profile (environment):
+#   MODE=sequential   or simultaneous (above)
 #   RUNS=5            pairs per knob and workload; boot rounds
+#   SIM_RUNS=2*RUNS   pairs of MODE=simultaneous: a pair there costs about
+#                     half a sequential one (both halves run at once)
 #   KNOBS=offset_key+offset_key.trunks0+skip_wb_tags+cow_free
 #                     (none: boot-level comparison only)
 #   WORKLOADS=        only these (bench/bench names them)
@@ -39,9 +52,19 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top"
 
-RUNS=${RUNS:-5} KNOBS=${KNOBS:-offset_key+offset_key.trunks0+skip_wb_tags+cow_free}
-WORKLOADS=${WORKLOADS:-} NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-AA=${AA:-1} OVERHEAD=${OVERHEAD:-1} LOCKS=${LOCKS:-1} LOCK_CPUS=${LOCK_CPUS:-4}
+MODE=${MODE:-sequential} RUNS=${RUNS:-5}
+case $MODE in
+sequential)
+	KNOBS=${KNOBS:-offset_key+offset_key.trunks0+skip_wb_tags+cow_free}
+	WORKLOADS=${WORKLOADS:-} OVERHEAD=${OVERHEAD:-1} LOCKS=${LOCKS:-1} ;;
+simultaneous)
+	KNOBS=${KNOBS:-skip_wb_tags+cow_free} WORKLOADS=${WORKLOADS:-swap-w-seq+anon-cow-swap}
+	SIM_RUNS=${SIM_RUNS:-$((2 * RUNS))} OVERHEAD=0 LOCKS=0 ;;
+*) die "MODE is sequential or simultaneous, not '$MODE'" ;;
+esac
+SIM_RUNS=${SIM_RUNS:-0}
+NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
+AA=${AA:-1} LOCK_CPUS=${LOCK_CPUS:-4}
 LOCK_TCG_THREAD=${LOCK_TCG_THREAD:-single}
 ICOUNT=${ICOUNT:-1} SEED=${SEED:-$(date +%s)} SWAP_DISK_MB=${SWAP_DISK_MB:-256}
 PMEM_MB=${PMEM_MB:-128}
@@ -95,15 +118,25 @@ annotate() { # phase
 }
 
 vm_failed=()
+declare -A pass_seconds
 boot() { # name kernel-variant label bench-args phase
+	local boot_start=$SECONDS
 	if ! VM_NAME=$1 vm/run-vm.sh "$(kernel_dir "$2")/arch/x86/boot/bzImage" "$initrd" bench \
 		"kernel=$3,$4" | annotate "$5"; then
 		vm_failed+=("$1")
 		echo "FAILED $3 - - 0 vm-$1 the VM failed: see $out/vm/$1-console.log" >>"$out/vm/failed-vms.log"
 	fi
+	pass_seconds[$1]=$((SECONDS - boot_start))
 }
 
-if [ "$KNOBS" != none ]; then
+if [ "$MODE" = simultaneous ]; then
+	log "pass 1: sequential knob pairs: $KNOBS, $RUNS pairs each, seed $SEED"
+	VM_ICOUNT=$ICOUNT boot sequential patched sequential \
+		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,$common" "sequential"
+	log "pass 2: simultaneous pairs, one cgroup per side: $KNOBS, $SIM_RUNS pairs each"
+	VM_ICOUNT=$ICOUNT boot simultaneous patched simultaneous \
+		"mode=simultaneous,runs=$SIM_RUNS,knobs=$KNOBS,aa=$AA,$common" "simultaneous"
+elif [ "$KNOBS" != none ]; then
 	log "pass 1: knob pairs on the patched kernel: $KNOBS, $RUNS pairs each, seed $SEED"
 	VM_ICOUNT=$ICOUNT boot knobs patched patched \
 		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,$common" "knob pairs"
@@ -142,7 +175,8 @@ import json, sys
 json.dump({
     "date_utc": "$(date -u +%FT%TZ)",
     "project_commit": "$(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo -dirty)",
-    "profile": {"RUNS": $RUNS, "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
+    "profile": {"MODE": "$MODE", "RUNS": $RUNS, "SIM_RUNS": $SIM_RUNS,
+                "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
                 "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
                 "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "LOCK_CPUS": $LOCK_CPUS,
@@ -151,6 +185,7 @@ json.dump({
                         "stock": "$([ "$OVERHEAD" = 1 ] && release stock)",
                         "stock2": "$([ "$OVERHEAD" = 1 ] && release stock2)"},
     "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
+    "pass_seconds": {$(for k in "${!pass_seconds[@]}"; do printf '"%s": %s, ' "$k" "${pass_seconds[$k]}"; done)},
     "qemu": "$(qemu-system-x86_64 --version | head -1)",
     "host_cpu": "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)",
     "host_cpus": $(nproc),
