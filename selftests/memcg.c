@@ -315,6 +315,15 @@ static char *charged_fill(const struct cgroup *cg, size_t len, uint64_t seed)
 	return buf;
 }
 
+static void wait_idle_or_fail(void)
+{
+	long busy_kb = writeback_wait_idle(IDLE_SECONDS);
+
+	if (busy_kb)
+		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
+				   busy_kb, IDLE_SECONDS);
+}
+
 /* Swap out memory charged to @cg; @r counts what @assigned's setting decided */
 static void swap_in_cgroup(const struct cgroup *cg, const struct cgroup *assigned,
 			   uint64_t seed, struct swap_result *r)
@@ -323,14 +332,10 @@ static void swap_in_cgroup(const struct cgroup *cg, const struct cgroup *assigne
 	unsigned long untagged = assigned_stat(assigned, "wb_untagged");
 	unsigned long pswpout = vmstat_get("pswpout");
 	char *buf = charged_fill(cg, TEST_BYTES, seed);
-	long busy_kb;
 
 	if (page_out(buf, TEST_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-	busy_kb = writeback_wait_idle(IDLE_SECONDS);
-	if (busy_kb)
-		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
-				   busy_kb, IDLE_SECONDS);
+	wait_idle_or_fail();
 	r->tagged = assigned_stat(assigned, "wb_tagged") - tagged;
 	r->untagged = assigned_stat(assigned, "wb_untagged") - untagged;
 	r->pswpout = vmstat_get("pswpout") - pswpout;
@@ -394,15 +399,6 @@ static char *slow_page_out(const struct cgroup *cg, uint64_t seed, unsigned long
 	write_file("/proc/sys/vm/stat_refresh", "1");
 	*busy_kb = meminfo_kb("Writeback");
 	return buf;
-}
-
-static void wait_idle_or_fail(void)
-{
-	long busy_kb = writeback_wait_idle(IDLE_SECONDS);
-
-	if (busy_kb)
-		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
-				   busy_kb, IDLE_SECONDS);
 }
 
 /* WRITEBACK marks in flight: none for A's folios, B's for B's */
