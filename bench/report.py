@@ -39,7 +39,9 @@ from scipy import stats
 PERFORMANCE = re.compile(r"^(throughput|swapout_kbps|latency_.*)$")
 # Metrics where smaller is better, for the verdict's wording
 LOWER_IS_BETTER = re.compile(r"^latency_")
-NOT_COMPARED = {"position"}
+# Where a run sat (sequence position, which of the two cgroups): balanced
+# across pairs by bench/bench, not a measurement
+NOT_COMPARED = {"position", "cgroup_y"}
 # bench/bench mode=locks runs under the label "locks": only its counts count
 LOCK_PASS = "locks"
 LOCK_PASS_METRICS = re.compile(r"^(lock|vmstat)\.")
@@ -48,13 +50,22 @@ BOOTSTRAP_SEED = 20261130
 BASE_LABEL = "before the upstream change"
 OTHER_LABEL = "mainline"
 
-# Per knob: the performance row and the mechanism row of its verdict
+# Per knob: the performance rows and the mechanism rows of its verdict, the
+# first one measured of each.  A simultaneous pass has no system-wide
+# counters per side (vmstat, the global stats): its rows come last.
 HEADLINES = {
-    "offset_key": (("swap-w-seq", "throughput"), ("swap-w-seq", "xarray.type1_height")),
-    "offset_key.trunks0": (("swap-w-seq", "throughput"), ("swap-w-seq", "xarray.type1_height")),
-    "skip_wb_tags": (("swap-w-seq", "swapout_kbps"), ("swap-w-seq", "swapcache_ab.wb_tagged")),
-    "cow_free": (("pmbench-async", "throughput"), ("pmbench-async", "swapcache_ab.cow_kept_per_s")),
+    "offset_key": ([("swap-w-seq", "throughput")], [("swap-w-seq", "xarray.type1_height")]),
+    "offset_key.trunks0": ([("swap-w-seq", "throughput")], [("swap-w-seq", "xarray.type1_height")]),
+    "skip_wb_tags": ([("swap-w-seq", "swapout_kbps"), ("swap-w-seq", "throughput")],
+                     [("swap-w-seq", "swapcache_ab.wb_tagged"), ("swap-w-seq", "memcg.wb_tagged")]),
+    "cow_free": ([("pmbench-async", "throughput"), ("anon-cow-swap", "throughput")],
+                 [("pmbench-async", "swapcache_ab.cow_kept_per_s"),
+                  ("anon-cow-swap", "swapcache_ab.cow_kept"), ("anon-cow-swap", "memcg.cow_kept")]),
 }
+# A kernel label whose runs say which cgroup they ran in is a simultaneous pass
+SIMULTANEOUS_MARK = "cgroup_y"
+# The two passes of MODE=simultaneous, as bench/ab.sh labels them
+MODES = ("sequential", "simultaneous")
 
 
 class ReportError(Exception):
@@ -218,9 +229,14 @@ def aa_halfwidth(row):
     return max(abs(row["ci_low_pct"]), abs(row["ci_high_pct"]))
 
 
+def first_measured(rows, candidates):
+    return next(((k, rows[k]) for k in candidates if k in rows), ((None, None), None))
+
+
 def verdict(knob, rows, aa_rows):
-    (pwl, pmetric), (mwl, mmetric) = HEADLINES.get(knob, ((None, "throughput"), (None, None)))
-    perf = rows.get((pwl, pmetric))
+    perf_rows, mech_rows = HEADLINES.get(knob, ([], []))
+    (pwl, pmetric), perf = first_measured(rows, perf_rows)
+    (mwl, mmetric), mech = first_measured(rows, mech_rows)
     if perf is None:    # not a knob with a headline: its first performance row
         perf_key = next((k for k in rows if PERFORMANCE.match(k[1])), None)
         perf = rows.get(perf_key)
@@ -239,11 +255,129 @@ def verdict(knob, rows, aa_rows):
     else:
         better = (perf["median_change_pct"] < 0) == bool(LOWER_IS_BETTER.match(pmetric))
         judgement = "B (mainline) " + ("better" if better else "worse")
-    mech = rows.get((mwl, mmetric))
     if mech:
         text += (f"; mechanism {mwl}.{mmetric} {fmt_num(mech['a_mean'])} -> "
                  f"{fmt_num(mech['b_mean'])}")
     return f"{text} => {judgement}"
+
+
+def unpaired_change(base, other):
+    """Median of other against the median of base, in %, and its 95%
+    percentile-bootstrap interval, each group resampled on its own."""
+    base, other = np.asarray(base, dtype=float), np.asarray(other, dtype=float)
+
+    def change(a, b, axis=-1):
+        return 100 * (np.median(b, axis=axis) / np.median(a, axis=axis) - 1)
+
+    med = float(change(base, other))
+    if min(len(base), len(other)) < 3:
+        return med, None, None
+    res = stats.bootstrap((base, other), change, paired=False, vectorized=True,
+                          confidence_level=0.95, n_resamples=BOOTSTRAP_RESAMPLES,
+                          method="percentile", random_state=np.random.default_rng(BOOTSTRAP_SEED))
+    return med, float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def interference(values):
+    """Per simultaneous pass, knob, workload and performance metric: the
+    mainline side (1) next to an old-policy partner (the knob's pairs)
+    against a side next to a mainline partner (the A/A pairs, both sides
+    at mainline: one figure per pair, the mean of its two sides, as the two
+    ran together and are not independent)."""
+    out = []
+    for kernel in sorted({k[0] for k in values if k[5] == SIMULTANEOUS_MARK}):
+        mixed, aa = defaultdict(list), defaultdict(dict)
+        for (kern, knob, side, pair, wl, metric), x in values.items():
+            if kern != kernel or not PERFORMANCE.match(metric):
+                continue
+            if knob == "aa":
+                aa[(wl, metric)].setdefault(pair, []).append(x)
+            elif side == "1":
+                mixed[(knob, wl, metric)].append(x)
+        for (knob, wl, metric), xs in sorted(mixed.items()):
+            calib = [float(np.mean(v)) for v in aa.get((wl, metric), {}).values()]
+            if not calib:
+                continue
+            med, lo, hi = unpaired_change(calib, xs)
+            out.append({"kernel": kernel, "knob": knob, "workload": wl, "metric": metric,
+                        "n_next_to_old": len(xs), "n_aa_pairs": len(calib),
+                        "median_change_pct": med, "ci_low_pct": lo, "ci_high_pct": hi,
+                        "within_noise": lo is None or lo <= 0 <= hi})
+    return out
+
+
+def render_interference(found):
+    text = ["== interference: the mainline side of a simultaneous pair next to an old-policy",
+            "   partner (the knob's pairs) vs next to a mainline partner (A/A pairs); change of",
+            "   medians, 95% bootstrap interval resampling each group on its own",
+            f"{'kernel':<14} {'knob':<14} {'workload.metric':<28} {'n old/AA':>9}  "
+            f"{'change [95% CI]':>28}  reading"]
+    for r in found:
+        if r["ci_low_pct"] is None:
+            reading = "n < 3: no interval"
+        elif r["within_noise"]:
+            reading = "none measurable at this n"
+        else:
+            reading = "the partner's policy moves this side"
+        text.append(f"{r['kernel']:<14} {r['knob']:<14} {r['workload'] + '.' + r['metric']:<28} "
+                    f"{str(r['n_next_to_old']) + '/' + str(r['n_aa_pairs']):>9}  "
+                    f"{fmt_interval(r):>28}  {reading}")
+    text.append("   The old-policy side has no old-policy A/A partner to compare with: its")
+    text.append("   interference is not measured.  A simultaneous A/B change is each side's own")
+    text.append("   effect plus what its partner does to it.")
+    text.append("")
+    return text
+
+
+def mode_comparison(rows_by, provenance):
+    """The same knob rows from the sequential and the simultaneous pass:
+    n, interval and its width, the spread of the per-pair changes, the A/A
+    interval, and each pass's wall time."""
+    seconds = provenance.get("pass_seconds", {})
+    out = []
+    knobs = sorted({n.split("@")[0] for n in rows_by if n.endswith("@" + MODES[1])} - {"aa"})
+    for knob in knobs:
+        by_mode = [rows_by.get(f"{knob}@{mode}", {}) for mode in MODES]
+        for key in sorted(set(by_mode[0]) & set(by_mode[1])):
+            if key[1] != "throughput":      # the one metric both passes measure per side
+                continue
+            for mode, rows in zip(MODES, by_mode):
+                r, aa = rows[key], rows_by.get(f"aa@{mode}", {}).get(key)
+                changes = r.get("paired_changes_pct") or []
+                out.append({"knob": knob, "workload": key[0], "metric": key[1], "mode": mode,
+                            "n": r["n"], "row": r, "aa": aa,
+                            "width_pct": (r["ci_high_pct"] - r["ci_low_pct"]
+                                          if r.get("ci_low_pct") is not None else None),
+                            "aa_width_pct": (aa["ci_high_pct"] - aa["ci_low_pct"]
+                                             if aa and aa.get("ci_low_pct") is not None else None),
+                            "pair_sd_pct": (float(np.std(changes, ddof=1))
+                                            if len(changes) > 1 else None),
+                            "pass_seconds": seconds.get(mode)})
+    return out
+
+
+def render_modes(found):
+    passes = {r["mode"]: r["pass_seconds"] for r in found}
+    text = ["== sequential vs simultaneous: the same knobs and workloads, one pass each;",
+            "   pass wall time " + ", ".join(f"{m} {passes.get(m)} s" for m in MODES),
+            f"{'knob':<14} {'workload.metric':<26} {'mode':<13} {'n':>3}  {'paired median [95% CI]':>28} "
+            f"{'width':>6} {'sd/pair':>7}  {'A/A [95% CI]':>28} {'width':>6}"]
+    for r in found:
+        text.append(f"{r['knob']:<14} {r['workload'] + '.' + r['metric']:<26} {r['mode']:<13} "
+                    f"{r['n']:>3}  {fmt_interval(r['row']):>28} {fmt_num(r['width_pct']):>6} "
+                    f"{fmt_num(r['pair_sd_pct']):>7}  {fmt_interval(r['aa']):>28} "
+                    f"{fmt_num(r['aa_width_pct']):>6}")
+    for i in range(0, len(found) - 1, 2):
+        seq, sim = found[i], found[i + 1]
+        if seq["width_pct"] and sim["width_pct"] is not None:
+            text.append(f"{seq['knob']}: simultaneous/sequential interval width "
+                        f"{sim['width_pct'] / seq['width_pct']:.2f}, per-pair sd "
+                        + (f"{sim['pair_sd_pct'] / seq['pair_sd_pct']:.2f}"
+                           if seq["pair_sd_pct"] and sim["pair_sd_pct"] is not None else "n/a"))
+    text.append("   width: high - low of the interval, in percentage points; sd/pair: sample")
+    text.append("   standard deviation of the per-pair changes (less noisy than a width at small n).")
+    text.append("")
+    return text
 
 
 def render(name, title, rows, aa_rows, aa_title):
@@ -331,8 +465,10 @@ def report(outdir):
                      aa_ci_pct=([aa.get("ci_low_pct"), aa.get("ci_high_pct")] if aa else None))
             summary.append(s)
         if not name.startswith(("aa@", "stock2")) and not name.endswith("@" + LOCK_PASS):
-            knob = name.split("@")[0]
+            knob, _, kernel = name.partition("@")
             v = verdict(knob, rows, aa_rows)
+            if kernel and kernel != "patched":  # several passes: say which
+                v = v.replace(f"{knob}:", f"{name}:", 1)
             locks = rows_by.get(f"{knob}@{LOCK_PASS}", {})
             for (wl, metric), r in locks.items():
                 if metric == "lock.swapcache_contended":
@@ -344,6 +480,12 @@ def report(outdir):
             plotted.append(name)
         else:
             os.remove(dat)      # no performance rows: nothing to plot
+    found_interference = interference(values)
+    if found_interference:
+        text += render_interference(found_interference)
+    found_modes = mode_comparison(rows_by, provenance)
+    if found_modes:
+        text += render_modes(found_modes)
     text.append("== verdicts (headline performance row, paired median [95% CI]; mechanism A -> B)")
     text += [f"verdict {v}" for v in verdicts]
     text.append("")
@@ -359,7 +501,9 @@ def report(outdir):
         f.write(out)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump({"provenance": provenance, "verdicts": verdicts, "failed": failures,
-                   "plots": plotted, "rows": summary}, f, indent=1)
+                   "plots": plotted, "rows": summary, "interference": found_interference,
+                   "modes": [{k: v for k, v in r.items() if k not in ("row", "aa")}
+                             for r in found_modes]}, f, indent=1)
     return out, failures
 
 

@@ -109,4 +109,37 @@ check(rc == 1 and "malformed" in err and "line " in err, "a malformed RESULT lin
 rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0], extra="RESULT patched skip_wb_tags 0 1 swap-w-seq throughput 5\n"))
 check(rc == 1 and "measured twice" in err, "a duplicated measurement fails the report")
 
+# 8. MODE=simultaneous: a mainline side next to an old-policy partner at
+# 900 against A/A pairs at 1000 is -10% interference; the section comparing
+# the passes gives each one's interval width (1..5% spans 4 points, 2..4%
+# spans 2: a ratio of 0.50)
+def mode_pass(kernel, knob_changes, mainline, aa_value):
+    """A pass's lines: the knob's pairs (side 1 at mainline, side 0 by the
+    change below it) and five A/A pairs with both sides at aa_value"""
+    lines = []
+    for knob, sides, changes in (("skip_wb_tags", ("0", "1"), knob_changes),
+                                 ("aa", ("a1", "a2"), [0] * 5)):
+        for i, c in enumerate(changes, 1):
+            base = mainline / (1 + c / 100) if knob != "aa" else aa_value
+            for y, (side, x) in enumerate(zip(sides, (base, base * (1 + c / 100)))):
+                lines.append(f"PLAN {kernel} {knob} {side} {i} swap-w-seq")
+                lines.append(f"RESULT {kernel} {knob} {side} {i} swap-w-seq throughput {x:.6f}")
+                if kernel == "simultaneous":
+                    lines.append(f"RESULT {kernel} {knob} {side} {i} swap-w-seq cgroup_y {y}")
+    return lines
+
+
+lines = (mode_pass("sequential", [1, 2, 3, 4, 5], 1000.0, 1000.0)
+         + mode_pass("simultaneous", [2, 3, 3, 3, 4], 900.0, 1000.0))
+rc, out, err = run_report("\n".join(lines) + "\n")
+check(rc == 0 and "simultaneous   skip_wb_tags   swap-w-seq.throughput" in out
+      and "-10.0% [-10.0%, -10.0%]  the partner's policy moves this side" in out,
+      "a mainline side at 900 next to an old partner vs 1000 in A/A pairs is -10% interference")
+check("skip_wb_tags: simultaneous/sequential interval width 0.50" in out
+      and "pass wall time sequential None s" in out,
+      "the mode comparison gives each pass's interval width and their ratio")
+check("cgroup_y" not in out, "which cgroup a side ran in is not compared as a measurement")
+check("verdict skip_wb_tags@simultaneous: swap-w-seq.throughput +3.0% [+2.0%, +4.0%]" in out,
+      "each pass has its own verdict, named by its label")
+
 sys.exit(1 if failures else 0)
