@@ -12,12 +12,13 @@
 #   3. one boot counting contended spinlock acquisitions by their taker,
 #      on plain TCG with VM_CPUS vCPUs: timings from it are not compared.
 # MODE=simultaneous instead compares two ways of running the same pairs,
-# on the knobs with a per-cgroup setting (skip_wb_tags, cow_free):
-#   1. sequential: the knob pairs of pass 1 above, RUNS pairs (label
-#      "sequential");
-#   2. simultaneous: both sides of a pair at once in two sibling cgroups,
-#      each with its own setting (bench/bench mode=simultaneous), SIM_RUNS
-#      pairs (label "simultaneous"), A/A pairs beside them;
+# on the knobs with a per-cgroup setting (skip_wb_tags, cow_free), one
+# boot each in an order drawn from SEED:
+#   - sequential: the knob pairs of pass 1 above, RUNS pairs (label
+#     "sequential");
+#   - simultaneous: both sides of a pair at once in two sibling cgroups,
+#     each with its own setting (bench/bench mode=simultaneous), SIM_RUNS
+#     pairs (label "simultaneous"), A/A pairs beside them;
 # and report.py adds each mode's interval widths and A/A spreads, the
 # interference (a mainline side next to an old-policy partner vs next to
 # a mainline one) and each pass's wall time.
@@ -118,6 +119,7 @@ annotate() { # phase
 }
 
 vm_failed=()
+boot_orders=()
 declare -A pass_seconds
 boot() { # name kernel-variant label bench-args phase
 	local boot_start=$SECONDS
@@ -130,19 +132,26 @@ boot() { # name kernel-variant label bench-args phase
 }
 
 if [ "$MODE" = simultaneous ]; then
-	log "pass 1: sequential knob pairs: $KNOBS, $RUNS pairs each, seed $SEED"
-	VM_ICOUNT=$ICOUNT boot sequential patched sequential \
-		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,$common" "sequential"
-	log "pass 2: simultaneous pairs, one cgroup per side: $KNOBS, $SIM_RUNS pairs each"
-	VM_ICOUNT=$ICOUNT boot simultaneous patched simultaneous \
-		"mode=simultaneous,runs=$SIM_RUNS,knobs=$KNOBS,aa=$AA,$common" "simultaneous"
+	# In an order drawn from SEED: neither pass always runs first
+	pass_order=$(shuffle passes sequential simultaneous)
+	boot_orders+=("$pass_order")
+	for p in $pass_order; do
+		if [ "$p" = sequential ]; then
+			log "pass $p: knob pairs one after the other: $KNOBS, $RUNS pairs each, seed $SEED"
+			VM_ICOUNT=$ICOUNT boot sequential patched sequential \
+				"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,$common" "sequential"
+		else
+			log "pass $p: both sides at once, one cgroup each: $KNOBS, $SIM_RUNS pairs each"
+			VM_ICOUNT=$ICOUNT boot simultaneous patched simultaneous \
+				"mode=simultaneous,runs=$SIM_RUNS,knobs=$KNOBS,aa=$AA,$common" "simultaneous"
+		fi
+	done
 elif [ "$KNOBS" != none ]; then
 	log "pass 1: knob pairs on the patched kernel: $KNOBS, $RUNS pairs each, seed $SEED"
 	VM_ICOUNT=$ICOUNT boot knobs patched patched \
 		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,$common" "knob pairs"
 fi
 
-boot_orders=()
 if [ "$OVERHEAD" = 1 ]; then
 	for run in $(seq "$RUNS"); do
 		order=$(shuffle "boots-$run" stock stock2 patched module)

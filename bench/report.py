@@ -261,67 +261,61 @@ def verdict(knob, rows, aa_rows):
     return f"{text} => {judgement}"
 
 
-def unpaired_change(base, other):
-    """Median of other against the median of base, in %, and its 95%
-    percentile-bootstrap interval, each group resampled on its own."""
-    base, other = np.asarray(base, dtype=float), np.asarray(other, dtype=float)
-
-    def change(a, b, axis=-1):
-        return 100 * (np.median(b, axis=axis) / np.median(a, axis=axis) - 1)
-
-    med = float(change(base, other))
-    if min(len(base), len(other)) < 3:
-        return med, None, None
-    res = stats.bootstrap((base, other), change, paired=False, vectorized=True,
-                          confidence_level=0.95, n_resamples=BOOTSTRAP_RESAMPLES,
-                          method="percentile", random_state=np.random.default_rng(BOOTSTRAP_SEED))
-    return med, float(res.confidence_interval.low), float(res.confidence_interval.high)
-
-
 def interference(values):
     """Per simultaneous pass, knob, workload and performance metric: the
-    mainline side (1) next to an old-policy partner (the knob's pairs)
-    against a side next to a mainline partner (the A/A pairs, both sides
-    at mainline: one figure per pair, the mean of its two sides, as the two
-    ran together and are not independent)."""
+    mainline side (1) of pair i, next to an old-policy partner, against
+    A/A pair i of the same pass, next to a mainline partner, paired by
+    pair number: pair i of every knob and of A/A ran in the same round of
+    the plan.  An A/A pair counts as one figure, the mean of its two sides,
+    which ran together.  Also the position effect: the second cgroup (y)
+    against the first (x) in the A/A pairs, where both ran the same code."""
     out = []
     for kernel in sorted({k[0] for k in values if k[5] == SIMULTANEOUS_MARK}):
-        mixed, aa = defaultdict(list), defaultdict(dict)
+        mixed, aa, in_y = defaultdict(dict), defaultdict(lambda: defaultdict(dict)), {}
         for (kern, knob, side, pair, wl, metric), x in values.items():
-            if kern != kernel or not PERFORMANCE.match(metric):
+            if kern != kernel:
                 continue
-            if knob == "aa":
-                aa[(wl, metric)].setdefault(pair, []).append(x)
+            if metric == SIMULTANEOUS_MARK:
+                in_y[(knob, side, pair, wl)] = x == 1
+            elif not PERFORMANCE.match(metric):
+                continue
+            elif knob == "aa":
+                aa[(wl, metric)][pair][side] = x
             elif side == "1":
-                mixed[(knob, wl, metric)].append(x)
-        for (knob, wl, metric), xs in sorted(mixed.items()):
-            calib = [float(np.mean(v)) for v in aa.get((wl, metric), {}).values()]
-            if not calib:
-                continue
-            med, lo, hi = unpaired_change(calib, xs)
-            out.append({"kernel": kernel, "knob": knob, "workload": wl, "metric": metric,
-                        "n_next_to_old": len(xs), "n_aa_pairs": len(calib),
-                        "median_change_pct": med, "ci_low_pct": lo, "ci_high_pct": hi,
-                        "within_noise": lo is None or lo <= 0 <= hi})
+                mixed[(knob, wl, metric)][pair] = x
+        for (knob, wl, metric), next_to_old in sorted(mixed.items()):
+            calib = {p: float(np.mean(list(v.values())))
+                     for p, v in aa.get((wl, metric), {}).items()}
+            if calib:
+                out.append(dict(paired(calib, next_to_old), kernel=kernel, what=knob,
+                                workload=wl, metric=metric))
+        for (wl, metric), by_pair in sorted(aa.items()):
+            x_side, y_side = {}, {}
+            for p, sides in by_pair.items():
+                for side, v in sides.items():
+                    (y_side if in_y.get(("aa", side, p, wl)) else x_side)[p] = v
+            out.append(dict(paired(x_side, y_side), kernel=kernel, what="position y/x",
+                            workload=wl, metric=metric))
     return out
 
 
 def render_interference(found):
-    text = ["== interference: the mainline side of a simultaneous pair next to an old-policy",
-            "   partner (the knob's pairs) vs next to a mainline partner (A/A pairs); change of",
-            "   medians, 95% bootstrap interval resampling each group on its own",
-            f"{'kernel':<14} {'knob':<14} {'workload.metric':<28} {'n old/AA':>9}  "
-            f"{'change [95% CI]':>28}  reading"]
+    text = ["== interference: the mainline side of simultaneous pair i, next to an old-policy",
+            "   partner, against A/A pair i (both sides mainline, their mean), paired; and the",
+            "   position effect: cgroup y against cgroup x in the A/A pairs",
+            f"{'kernel':<14} {'compared':<14} {'workload.metric':<28} {'n':>3}  "
+            f"{'paired median [95% CI]':>28}  reading"]
     for r in found:
-        if r["ci_low_pct"] is None:
+        if r.get("ci_low_pct") is None:
             reading = "n < 3: no interval"
         elif r["within_noise"]:
             reading = "none measurable at this n"
+        elif r["what"].startswith("position"):
+            reading = "a position effect: the alternation cancels it"
         else:
             reading = "the partner's policy moves this side"
-        text.append(f"{r['kernel']:<14} {r['knob']:<14} {r['workload'] + '.' + r['metric']:<28} "
-                    f"{str(r['n_next_to_old']) + '/' + str(r['n_aa_pairs']):>9}  "
-                    f"{fmt_interval(r):>28}  {reading}")
+        text.append(f"{r['kernel']:<14} {r['what']:<14} {r['workload'] + '.' + r['metric']:<28} "
+                    f"{r['n']:>3}  {fmt_interval(r):>28}  {reading}")
     text.append("   The old-policy side has no old-policy A/A partner to compare with: its")
     text.append("   interference is not measured.  A simultaneous A/B change is each side's own")
     text.append("   effect plus what its partner does to it.")
@@ -350,8 +344,8 @@ def mode_comparison(rows_by, provenance):
                                           if r.get("ci_low_pct") is not None else None),
                             "aa_width_pct": (aa["ci_high_pct"] - aa["ci_low_pct"]
                                              if aa and aa.get("ci_low_pct") is not None else None),
-                            "pair_sd_pct": (float(np.std(changes, ddof=1))
-                                            if len(changes) > 1 else None),
+                            "pair_mad_pct": (float(stats.median_abs_deviation(changes, scale="normal"))
+                                             if len(changes) > 1 else None),
                             "pass_seconds": seconds.get(mode)})
     return out
 
@@ -361,21 +355,22 @@ def render_modes(found):
     text = ["== sequential vs simultaneous: the same knobs and workloads, one pass each;",
             "   pass wall time " + ", ".join(f"{m} {passes.get(m)} s" for m in MODES),
             f"{'knob':<14} {'workload.metric':<26} {'mode':<13} {'n':>3}  {'paired median [95% CI]':>28} "
-            f"{'width':>6} {'sd/pair':>7}  {'A/A [95% CI]':>28} {'width':>6}"]
+            f"{'width':>6} {'MAD':>6}  {'A/A [95% CI]':>28} {'width':>6}"]
     for r in found:
         text.append(f"{r['knob']:<14} {r['workload'] + '.' + r['metric']:<26} {r['mode']:<13} "
                     f"{r['n']:>3}  {fmt_interval(r['row']):>28} {fmt_num(r['width_pct']):>6} "
-                    f"{fmt_num(r['pair_sd_pct']):>7}  {fmt_interval(r['aa']):>28} "
+                    f"{fmt_num(r['pair_mad_pct']):>6}  {fmt_interval(r['aa']):>28} "
                     f"{fmt_num(r['aa_width_pct']):>6}")
     for i in range(0, len(found) - 1, 2):
         seq, sim = found[i], found[i + 1]
         if seq["width_pct"] and sim["width_pct"] is not None:
             text.append(f"{seq['knob']}: simultaneous/sequential interval width "
-                        f"{sim['width_pct'] / seq['width_pct']:.2f}, per-pair sd "
-                        + (f"{sim['pair_sd_pct'] / seq['pair_sd_pct']:.2f}"
-                           if seq["pair_sd_pct"] and sim["pair_sd_pct"] is not None else "n/a"))
-    text.append("   width: high - low of the interval, in percentage points; sd/pair: sample")
-    text.append("   standard deviation of the per-pair changes (less noisy than a width at small n).")
+                        f"{sim['width_pct'] / seq['width_pct']:.2f}, MAD "
+                        + (f"{sim['pair_mad_pct'] / seq['pair_mad_pct']:.2f}"
+                           if seq["pair_mad_pct"] and sim["pair_mad_pct"] is not None else "n/a"))
+    text.append("   width: high - low of the interval, in percentage points, which shrinks with n")
+    text.append("   too; MAD: median absolute deviation of the per-pair changes, scaled to a")
+    text.append("   normal sd, which does not depend on n and resists a single outlier.")
     text.append("")
     return text
 
@@ -501,7 +496,9 @@ def report(outdir):
         f.write(out)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump({"provenance": provenance, "verdicts": verdicts, "failed": failures,
-                   "plots": plotted, "rows": summary, "interference": found_interference,
+                   "plots": plotted, "rows": summary,
+                   "interference": [{k: v for k, v in r.items() if k not in ("a", "b", "pairs")}
+                                    for r in found_interference],
                    "modes": [{k: v for k, v in r.items() if k not in ("row", "aa")}
                              for r in found_modes]}, f, indent=1)
     return out, failures

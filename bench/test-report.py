@@ -142,4 +142,16 @@ check("cgroup_y" not in out, "which cgroup a side ran in is not compared as a me
 check("verdict skip_wb_tags@simultaneous: swap-w-seq.throughput +3.0% [+2.0%, +4.0%]" in out,
       "each pass has its own verdict, named by its label")
 
+# 9. The position effect: in A/A pairs whose cgroup y side runs 2% faster,
+# whichever side (a1 or a2) it was, y against x is +2% in every pair
+lines = []
+for i in range(1, 6):
+    for side, y in (("a1", i % 2), ("a2", 1 - i % 2)):
+        lines.append(f"PLAN simultaneous aa {side} {i} swap-w-seq")
+        lines.append(f"RESULT simultaneous aa {side} {i} swap-w-seq throughput {1020.0 if y else 1000.0}")
+        lines.append(f"RESULT simultaneous aa {side} {i} swap-w-seq cgroup_y {y}")
+rc, out, err = run_report("\n".join(lines) + "\n")
+check(rc == 0 and "position y/x   swap-w-seq.throughput          5          +2.0% [+2.0%, +2.0%]" in out,
+      "cgroup y 2% faster in every A/A pair is a +2.0% position effect, whatever side it ran")
+
 sys.exit(1 if failures else 0)
