@@ -5,8 +5,10 @@
  *
  * /sys/kernel/mm/swapcache_ab/ holds one knob per policy, 1 for today's
  * mainline policy (the default) and 0 for the one it replaced upstream,
- * and stats/ with what each policy did.  The geometry of every swap cache
- * xarray is in debugfs, swapcache_ab/swap_spaces.
+ * stats/ with what each policy did, and memcg/ with per memory cgroup
+ * settings of the writeback and COW policies, so that both sides of an
+ * A/B can run at once.  The geometry of every swap cache xarray is in
+ * debugfs, swapcache_ab/swap_spaces.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,8 +52,9 @@ static void count_stat(enum swapcache_ab_stat stat)
 }
 
 /*
- * The policies.  Each runs at its hook site only while its knob is 0: at 1
- * the site's static key is off and the kernel runs mainline code alone.
+ * The policies.  Each runs at its hook site only while its knob, or a
+ * memory cgroup's setting of it, is 0: otherwise the site's static key is
+ * off and the kernel runs mainline code alone.
  */
 
 /* Before v4.9 the swap cache was keyed by the whole entry, type bits too */
@@ -227,8 +230,8 @@ static int memcg_lookup(const char *name, u64 *id, char **path)
 		*path = kmalloc(PATH_MAX, GFP_KERNEL);
 		if (!*path)
 			err = -ENOMEM;
-		else if (cgroup_path(cgrp, *path, PATH_MAX) < 0)
-			err = -ENAMETOOLONG;
+		else if (cgroup_path(cgrp, *path, PATH_MAX) >= PATH_MAX)
+			err = -ENAMETOOLONG;	/* it returns the untruncated length */
 		if (err)
 			kfree(*path);
 	}
@@ -631,6 +634,13 @@ static const struct kobj_type assignment_ktype = {
 };
 
 static struct kobject *memcg_kobj;
+/*
+ * Held by assign, unassign and module exit until an unassigned id's
+ * directory is gone, so that assigning the id again cannot find it there.
+ * Taken before knob_mutex; the settings' writers take knob_mutex alone, so
+ * removing a directory may wait for them.
+ */
+static DEFINE_MUTEX(assign_mutex);
 
 static int assign(u64 cgroup_id, const char *path)
 {
@@ -668,8 +678,6 @@ static int assign(u64 cgroup_id, const char *path)
 	mutex_unlock(&knob_mutex);
 	if (err)
 		kobject_put(&a->kobj);
-	else
-		kobject_uevent(&a->kobj, KOBJ_ADD);
 	return err;
 }
 
@@ -727,7 +735,9 @@ static ssize_t assign_store(struct kobject *kobj, struct kobj_attribute *attr,
 		kfree(path);
 		return -ENODEV;
 	}
+	mutex_lock(&assign_mutex);
 	err = assign(cgroup_id, path);
+	mutex_unlock(&assign_mutex);
 	module_put(THIS_MODULE);
 	kfree(path);
 	return err ? err : count;
@@ -754,11 +764,13 @@ static ssize_t unassign_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return err;
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
+	mutex_lock(&assign_mutex);
 	mutex_lock(&knob_mutex);
 	a = detach(cgroup_id);
 	mutex_unlock(&knob_mutex);
 	if (a)
 		assignment_remove(a);
+	mutex_unlock(&assign_mutex);
 	module_put(THIS_MODULE);
 	return a ? count : -ENOENT;
 }
@@ -796,6 +808,7 @@ static void memcg_exit(void)
 	unsigned int i;
 
 	sysfs_remove_group(memcg_kobj, &memcg_group);
+	mutex_lock(&assign_mutex);
 	for (i = 0; i < MAX_ASSIGNMENTS; i++) {
 		mutex_lock(&knob_mutex);
 		a = rcu_dereference_protected(assignments[i], lockdep_is_held(&knob_mutex));
@@ -805,6 +818,7 @@ static void memcg_exit(void)
 		if (a)
 			assignment_remove(a);
 	}
+	mutex_unlock(&assign_mutex);
 	kobject_put(memcg_kobj);
 }
 
@@ -913,6 +927,13 @@ static int __init swapcache_ab_init(void)
 	err = memcg_init();
 	if (err) {
 		sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
+		/*
+		 * A knob write may have hooked a site meanwhile: unhook it
+		 * before this module's text goes.  The key site takes no ops
+		 * from a module in its init.
+		 */
+		swapcache_ab_set_ops(SWAPCACHE_AB_WB, NULL);
+		swapcache_ab_set_ops(SWAPCACHE_AB_COW, NULL);
 		kobject_put(swapcache_ab_kobj);
 		return err;
 	}

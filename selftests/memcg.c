@@ -50,6 +50,8 @@ static struct cgroup cg_b = { .name = "scab_b" };
 static struct cgroup cg_parent = { .name = "scab_parent" };
 static struct cgroup cg_child = { .name = "scab_parent/child" };
 /* Its memory controller is not enabled: no folio is charged to it */
+/* Assigned and unassigned by two processes at once */
+static struct cgroup cg_race = { .name = "scab_race" };
 static struct cgroup cg_nomem_parent = { .name = "scab_nomem" };
 static struct cgroup cg_nomem = { .name = "scab_nomem/child" };
 
@@ -617,6 +619,63 @@ static void test_stress(unsigned int seconds)
 	}
 }
 
+#define RACE_ROUNDS	500
+
+/*
+ * Two processes assign and unassign one cgroup at once: an unassign's
+ * directory must be gone before the id can be assigned again (else the
+ * assign fails and sysfs dumps a stack for the duplicate name, which fails
+ * the run on the console).  Each write succeeds or is refused as already
+ * assigned or not assigned, and the successes balance.
+ */
+static void test_assign_race(void)
+{
+	unsigned long counts[3], assigned = 0, unassigned = 0, odd = 0;
+	int status, pipes[2], i, left;
+	pid_t pids[2];
+
+	if (pipe(pipes))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (pids[i] == 0) {
+			unsigned long c[3] = { 0 };
+			unsigned int r;
+			int ret;
+
+			run_on_cpu(i);
+			for (r = 0; r < RACE_ROUNDS; r++) {
+				ret = memcg_write("assign", "/scab_race");
+				c[0] += !ret;
+				c[2] += ret && ret != -EEXIST;
+				ret = unassign(&cg_race);
+				c[1] += !ret;
+				c[2] += ret && ret != -ENOENT;
+			}
+			_exit(write(pipes[1], c, sizeof(c)) != sizeof(c));
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) || read(pipes[0], counts, sizeof(counts)) != sizeof(counts)) {
+			odd++;
+			continue;
+		}
+		assigned += counts[0];
+		unassigned += counts[1];
+		odd += counts[2];
+	}
+	close(pipes[0]);
+	close(pipes[1]);
+	left = !unassign(&cg_race);
+	ksft_test_result(!odd && assigned && assigned == unassigned + left &&
+			 setting_get(&cg_race, "cow_free") == '?',
+			 "assign/unassign of one cgroup from 2 CPUs, %u rounds each: %lu assigned, %lu unassigned, %d left, %lu other errors\n",
+			 RACE_ROUNDS, assigned, unassigned, left, odd);
+}
+
 /* Unload with assignments at 0 and tagged writeback held; reload */
 static void test_unload(void)
 {
@@ -658,6 +717,7 @@ static void cgroups_set_up(void)
 	cg_make(&cg_parent);
 	cg_write(&cg_parent, "cgroup.subtree_control", "+memory");
 	cg_make(&cg_child);
+	cg_make(&cg_race);
 	cg_make(&cg_nomem_parent);
 	cg_make(&cg_nomem);
 	ksft_print_msg("cgroup ids: A %llu, B %llu, parent %llu, child %llu\n",
@@ -667,7 +727,7 @@ static void cgroups_set_up(void)
 static void cgroups_remove(void)
 {
 	const struct cgroup *cgs[] = { &cg_child, &cg_parent, &cg_nomem, &cg_nomem_parent,
-				       &cg_a, &cg_b };
+				       &cg_a, &cg_b, &cg_race };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cgs); i++)
@@ -686,7 +746,7 @@ int main(void)
 		ksft_exit_skip("needs root\n");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		ksft_exit_skip("needs two CPUs\n");
-	ksft_set_plan(NR_BAD_INPUTS + 4 + 1 + 3 + 1 + 2 + 2 + 2);
+	ksft_set_plan(NR_BAD_INPUTS + 4 + 1 + 3 + 1 + 1 + 2 + 2 + 2);
 	module_require();
 	if (knob_set("skip_wb_tags", 1) || knob_set("cow_free", 1))
 		ksft_exit_fail_msg("global knobs to 1: %s\n", strerror(errno));
@@ -708,6 +768,7 @@ int main(void)
 	test_wb_nested();
 	test_cow();
 	test_stress(stress_seconds);
+	test_assign_race();
 	test_marks_in_flight();
 	test_remove_under_writeback();
 	test_unload();
