@@ -117,7 +117,8 @@ static bool cow_free = true;
  * the setting of the nearest assignment that sets the policy, from the
  * cgroup it is charged to up to the root; without one, the global knob's.
  * Assignments name cgroups by id, which the kernel does not reuse: nothing
- * here pins a cgroup, and after rmdir its folios keep its setting.
+ * here pins a cgroup, and after rmdir the folios still charged to it keep
+ * its setting.
  */
 #define MAX_ASSIGNMENTS		16
 #define SETTING_GLOBAL		(-1)	/* follow the global knob */
