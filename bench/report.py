@@ -223,6 +223,12 @@ def rows_of(values, base_sel, other_sel):
     return {k: paired(*v) for k, v in sorted(series.items()) if v[0] and v[1]}
 
 
+def interval_width(row):
+    if row is None or row.get("ci_low_pct") is None:
+        return None
+    return row["ci_high_pct"] - row["ci_low_pct"]
+
+
 def aa_halfwidth(row):
     if row is None or row.get("ci_low_pct") is None:
         return None
@@ -233,7 +239,8 @@ def first_measured(rows, candidates):
     return next(((k, rows[k]) for k in candidates if k in rows), ((None, None), None))
 
 
-def verdict(knob, rows, aa_rows):
+def verdict(knob, rows, aa_rows, label=None):
+    """label: how the verdict names the knob (default: the knob)"""
     perf_rows, mech_rows = HEADLINES.get(knob, ([], []))
     (pwl, pmetric), perf = first_measured(rows, perf_rows)
     (mwl, mmetric), mech = first_measured(rows, mech_rows)
@@ -242,9 +249,9 @@ def verdict(knob, rows, aa_rows):
         perf = rows.get(perf_key)
         pwl, pmetric = perf_key or (None, None)
     if perf is None:
-        return f"{knob}: no performance row measured"
+        return f"{label or knob}: no performance row measured"
     aa = aa_rows.get((pwl, pmetric)) if aa_rows else None
-    text = f"{knob}: {pwl}.{pmetric} {fmt_interval(perf)} (n={perf['n']}"
+    text = f"{label or knob}: {pwl}.{pmetric} {fmt_interval(perf)} (n={perf['n']}"
     text += f"; A/A {fmt_interval(aa)})" if aa else "; no A/A)"
     if perf.get("median_change_pct") is None or perf["within_noise"]:
         judgement = "not measurable here: the interval contains 0"
@@ -340,10 +347,7 @@ def mode_comparison(rows_by, provenance):
                 changes = r.get("paired_changes_pct") or []
                 out.append({"knob": knob, "workload": key[0], "metric": key[1], "mode": mode,
                             "n": r["n"], "row": r, "aa": aa,
-                            "width_pct": (r["ci_high_pct"] - r["ci_low_pct"]
-                                          if r.get("ci_low_pct") is not None else None),
-                            "aa_width_pct": (aa["ci_high_pct"] - aa["ci_low_pct"]
-                                             if aa and aa.get("ci_low_pct") is not None else None),
+                            "width_pct": interval_width(r), "aa_width_pct": interval_width(aa),
                             "pair_mad_pct": (float(stats.median_abs_deviation(changes, scale="normal"))
                                              if len(changes) > 1 else None),
                             "pass_seconds": seconds.get(mode)})
@@ -461,9 +465,8 @@ def report(outdir):
             summary.append(s)
         if not name.startswith(("aa@", "stock2")) and not name.endswith("@" + LOCK_PASS):
             knob, _, kernel = name.partition("@")
-            v = verdict(knob, rows, aa_rows)
-            if kernel and kernel != "patched":  # several passes: say which
-                v = v.replace(f"{knob}:", f"{name}:", 1)
+            # With several passes (MODE=simultaneous), say which
+            v = verdict(knob, rows, aa_rows, label=name if kernel not in ("", "patched") else None)
             locks = rows_by.get(f"{knob}@{LOCK_PASS}", {})
             for (wl, metric), r in locks.items():
                 if metric == "lock.swapcache_contended":
