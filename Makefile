@@ -4,11 +4,12 @@
 #              stock kernel against the patched one without the module;
 #              LKP-style tables, CSV/JSON and plots (bench/ab.sh has the
 #              profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
-# make check   the test command (CI runs it): build the debug kernel (KASAN,
-#              lockdep, DEBUG_VM, kmemleak: vm/debug.config) as bindeb-pkg
-#              packages, install the module through DKMS into a private root,
-#              lint, boot the packaged kernel in a QEMU VM and run the
-#              selftests there with the debug profile; TAP totals and
+# make check   the test command (CI runs it), for 6.12 and then 6.1: build
+#              the debug kernel (KASAN, lockdep, DEBUG_VM, kmemleak:
+#              vm/debug.config) as bindeb-pkg packages, install the module
+#              through DKMS into a private root, lint, boot the packaged
+#              kernel in a QEMU VM and run the selftests there with the
+#              debug profile; TAP totals per kernel and over both, and
 #              "N passed, N failed"
 # make check KERNEL=patched  the same on the plain patched kernel (what
 #              make ab measures), with the full stress profile; quicker
@@ -26,6 +27,10 @@
 # make dkms-src  install the module's DKMS sources into
 #              $(DKMS_SOURCE_TREE)/swapcache_ab-<version> (default /usr/src),
 #              for "dkms add swapcache_ab/<version>"
+# KVER=6.1     any of these for Linux 6.1 alone (core-patch/6.1/,
+#              linux-source-6.1, trees in build/6.1/), KVER=6.12 for 6.12
+#              alone (the default but for make check); make mutants and
+#              make hook-cost are for 6.12
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
@@ -35,6 +40,12 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
 DKMS_FILES := dkms.conf Kbuild module/Kbuild module/swapcache_ab.c
 
+# make check runs every kernel served, 6.12 then 6.1, unless KVER names one
+KVERS := $(or $(KVER),6.12 6.1)
+KVER ?= 6.12
+export KVER
+KBUILD_TREES := $(if $(filter 6.12,$(KVER)),build,build/$(KVER))
+
 ab:
 	bench/ab.sh
 
@@ -42,7 +53,7 @@ KERNEL ?= debug
 comma := ,
 
 check:
-	vm/check.sh $(KERNEL)
+	KVERS="$(KVERS)" vm/check-kernels.sh $(KERNEL)
 
 demo:
 	vm/demo.sh
@@ -53,6 +64,7 @@ HOOKED_OBJS := mm/huge_memory.o mm/memory.o mm/mincore.o mm/page-writeback.o \
 	mm/shmem.o mm/swap_state.o mm/swapfile.o mm/util.o
 
 hook-cost:
+	@[ "$(KVER)" = 6.12 ] || { echo "make hook-cost: its objects and results are 6.12's" >&2; exit 1; }
 	vm/build-kernel.sh patched $(HOOKED_OBJS)
 	vm/build-kernel.sh stock $(HOOKED_OBJS)
 	bench/hook-cost.py build/stock/kernel build/kernel $(HOOKED_OBJS) >bench/results/hook-cost.txt
@@ -74,7 +86,7 @@ dkms-src:
 	done
 
 clean:
-	rm -rf build/vm build/selftests build/bench
+	rm -rf $(KBUILD_TREES)/vm $(KBUILD_TREES)/selftests $(KBUILD_TREES)/bench
 	find module \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name modules.order \) -delete
 	rm -f Module.symvers modules.order .*.cmd

@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Unpack Debian's linux-source-6.12 under build/, apply core-patch/ in
-# series order, configure allnoconfig + vm/kernel.config, and build bzImage
+# Unpack Debian's linux-source-$KVER (6.12 by default, or 6.1) under build/,
+# apply core-patch/$KVER/ in series order, configure allnoconfig + vm/kernel.config, and build bzImage
 # with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
 # Usage: vm/build-kernel.sh [patched|stock|stock2|debug [MAKE_TARGETS...]]
+# (in build/<KVER>/ for KVER other than 6.12)
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
 #   stock2:            build/stock2/{linux,kernel}: stock built a second
@@ -57,22 +58,22 @@ esac
 apply_series() {
 	local applied=$src/.swapcache_ab-applied p
 
-	if [ -d "$applied" ] && diff -qr "$top/core-patch" "$applied" >/dev/null; then
+	if [ -d "$applied" ] && diff -qr "$SERIES_DIR" "$applied" >/dev/null; then
 		return
 	fi
 	if [ -d "$applied" ]; then
-		log "core-patch/ changed: reverting the series applied before"
+		log "core-patch/$KVER changed: reverting the series applied before"
 		for p in $(tac "$applied/series"); do
 			patch -s -d "$src" -p1 -R <"$applied/$p"
 		done
 		rm -rf "$applied"
 	fi
-	log "applying core-patch/ to $src"
-	for p in $(cat "$top/core-patch/series"); do
-		patch -s -d "$src" -p1 -N --no-backup-if-mismatch <"$top/core-patch/$p" ||
+	log "applying core-patch/$KVER to $src"
+	for p in $(cat "$SERIES_DIR/series"); do
+		patch -s -d "$src" -p1 -N --no-backup-if-mismatch <"$SERIES_DIR/$p" ||
 			die "$p does not apply to $version"
 	done
-	cp -r "$top/core-patch" "$applied"
+	cp -r "$SERIES_DIR" "$applied"
 }
 case $variant in stock*) ;; *) apply_series ;; esac
 

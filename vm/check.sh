@@ -8,7 +8,7 @@
 # DKMS installed, run the selftests there, and print TAP totals and a final
 # "N passed, N failed".  Exits non-zero on any failure.
 #
-# Usage: vm/check.sh [debug|patched]
+# Usage: [KVER=6.12|6.1] vm/check.sh [debug|patched]
 #   debug (make check, CI): the kernel built with vm/debug.config (KASAN,
 #     lockdep, DEBUG_VM, kmemleak), and the short profile below
 #   patched (make check KERNEL=patched): the plain patched kernel that
@@ -31,7 +31,7 @@ debug)
 esac
 vm/install-deps.sh
 vm/build-kernel.sh "$variant"
-# lint compares sparse on the touched files with stock 6.12 under the same
+# lint compares sparse on the touched files with stock $KVER under the same
 # plain config: prepared trees are enough for that (and for the uapi
 # headers the upstream selftests build against), not built ones
 [ "$variant" = patched ] || vm/build-kernel.sh patched prepare

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(
-	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+	linux-source-6.12 linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms
 	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format
 	python3-scipy

@@ -2,9 +2,24 @@
 # Paths and helpers shared by the vm/ and bench/ scripts (sourced).
 # $top is the repository root.
 
-BASE_KERNEL_VERSION=6.12
-LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-BUILD_DIR=${BUILD_DIR:-$top/build}
+# The kernel everything is for (KVER=6.1 make check): core-patch/<KVER>/
+# on Debian's linux-source-<KVER>
+KVER=${KVER:-6.12}
+case $KVER in
+6.12 | 6.1) ;;
+*)
+	printf 'error: KVER=%s: core-patch/ has series for 6.12 and 6.1\n' "$KVER" >&2
+	exit 1 ;;
+esac
+BASE_KERNEL_VERSION=$KVER
+SERIES_DIR=$top/core-patch/$KVER
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-$KVER.tar.xz}
+# 6.12's trees are in build/ itself, another kernel's in build/<KVER>/
+if [ "$KVER" = 6.12 ]; then
+	BUILD_DIR=${BUILD_DIR:-$top/build}
+else
+	BUILD_DIR=${BUILD_DIR:-$top/build/$KVER}
+fi
 SRC_DIR=$BUILD_DIR/linux
 KERNEL_DIR=$BUILD_DIR/kernel
 # Same names one level down: the same relative paths from object to source

@@ -22,6 +22,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
+[ "$KVER" = 6.12 ] || die "make mutants: vm/mutants/ is written against 6.12's series"
 cd "$top"
 
 work=$BUILD_DIR/mutants
