@@ -183,6 +183,7 @@ python3 - "$out/provenance.json" <<EOF
 import json, sys
 json.dump({
     "date_utc": "$(date -u +%FT%TZ)",
+    "kernel_version": "$KVER",
     "project_commit": "$(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo -dirty)",
     "profile": {"MODE": "$MODE", "RUNS": $RUNS, "SIM_RUNS": $SIM_RUNS,
                 "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",

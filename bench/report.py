@@ -177,7 +177,7 @@ def fmt_interval(row):
             f"[{fmt_pct(row['ci_low_pct'])}, {fmt_pct(row['ci_high_pct'])}]")
 
 
-def comparisons(values):
+def comparisons(values, kver="6.12"):
     """(name, title, base selector, other selector, calibration name)."""
     groups = {(k[0], k[1], k[2]) for k in values}
     out = []
@@ -198,13 +198,13 @@ def comparisons(values):
     boots = {g[0] for g in groups if g[1] == "-"}
     cal = "stock2-vs-stock" if {"stock", "stock2"} <= boots else None
     if {"stock", "patched"} <= boots:
-        out.append(("overhead", "hook overhead: A = stock 6.12, B = patched 6.12, module not loaded",
+        out.append(("overhead", f"hook overhead: A = stock {kver}, B = patched {kver}, module not loaded",
                     ("stock", "-", "-"), ("patched", "-", "-"), cal))
     if {"patched", "module"} <= boots:
         out.append(("module-all-1", "module loaded, every knob at 1: A = not loaded, B = loaded (patched kernel)",
                     ("patched", "-", "-"), ("module", "-", "-"), cal))
     if cal:
-        out.append((cal, "A/A calibration: A = stock 6.12, B = the same source built a second time",
+        out.append((cal, f"A/A calibration: A = stock {kver}, B = the same source built a second time",
                     ("stock", "-", "-"), ("stock2", "-", "-"), None))
     return out
 
@@ -448,7 +448,7 @@ def report(outdir):
         for key, x in sorted(values.items()):
             w.writerow(list(key) + [fmt_num(x) if x != int(x) else int(x)])
 
-    comps = comparisons(values)
+    comps = comparisons(values, provenance.get("kernel_version", "6.12"))
     rows_by = {name: rows_of(values, b, o) for name, _, b, o, _ in comps}
     titles = {name: title for name, title, _, _, _ in comps}
     text, summary, verdicts, plotted = [], [], [], []

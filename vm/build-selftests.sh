@@ -17,8 +17,15 @@ make -s -C "$top/selftests" KSFT_DIR="$ksft" OUTPUT="$out" COLLECTION=swapcache_
 	emit_tests >"$out/kselftest-list.txt"
 
 # Upstream's own mm/cow, static for the VM, against the patched kernel's
-# uapi headers, for selftests/upstream_mm.sh
-make -s -C "$SRC_DIR" O="$KERNEL_DIR" headers
+# uapi headers, for selftests/upstream_mm.sh.  cow came in 6.2: for 6.1,
+# 6.12's cow, built against 6.12's headers (stock 6.12, configured only)
+cow_src=$SRC_DIR hdr_src=$SRC_DIR hdr_obj=$KERNEL_DIR
+if [ ! -f "$cow_src/tools/testing/selftests/mm/cow.c" ]; then
+	KVER=6.12 "$top/vm/build-kernel.sh" stock prepare
+	cow_src=$(kver_var 6.12 STOCK_SRC_DIR)
+	hdr_src=$cow_src hdr_obj=$(kver_var 6.12 STOCK_KERNEL_DIR)
+fi
+make -s -C "$hdr_src" O="$hdr_obj" headers
 mkdir -p "$out/upstream"
-make -s -C "$ksft/mm" OUTPUT="$out/upstream" LDFLAGS=-static \
-	KHDR_INCLUDES="-isystem $KERNEL_DIR/usr/include" "$out/upstream/cow"
+make -s -C "$cow_src/tools/testing/selftests/mm" OUTPUT="$out/upstream" LDFLAGS=-static \
+	KHDR_INCLUDES="-isystem $hdr_obj/usr/include" "$out/upstream/cow"

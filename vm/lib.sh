@@ -35,6 +35,10 @@ STOCK2_KERNEL_DIR=$BUILD_DIR/stock2/kernel
 CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/swapcache_ab-ccache}
 export CCACHE_BASEDIR=$top
 
+# One of the variables above as another kernel's scripts see it
+kver_var() { # KVER name
+	KVER=$1 top=$top bash -c '. "$top/vm/lib.sh"; echo "${!1}"' _ "$2"
+}
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -24,6 +24,14 @@ fi
 file "$busybox" | grep -q 'statically linked' || die "$busybox is not static: install busybox-static"
 [ -f "$ko" ] || die "$ko missing: build the module first"
 
+# kselftest's runner: the guest gives each test its own time limit with
+# run_kselftest.sh -o, which 6.1's runner lacks: 6.12's runs the tests there
+runner=$ksft
+if ! grep -q -- --override-timeout "$runner/run_kselftest.sh"; then
+	runner=$(kver_var 6.12 STOCK_SRC_DIR)/tools/testing/selftests
+	[ -f "$runner/run_kselftest.sh" ] || KVER=6.12 "$top/vm/build-kernel.sh" stock prepare
+fi
+
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 {
@@ -37,8 +45,8 @@ trap 'rm -f "$list"' EXIT
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $top/vm/guest-init 0755 0 0"
 	echo "file /swapcache_ab.ko $ko 0644 0 0"
-	echo "file /kselftest/run_kselftest.sh $ksft/run_kselftest.sh 0755 0 0"
-	echo "file /kselftest/kselftest/runner.sh $ksft/kselftest/runner.sh 0755 0 0"
+	echo "file /kselftest/run_kselftest.sh $runner/run_kselftest.sh 0755 0 0"
+	echo "file /kselftest/kselftest/runner.sh $runner/kselftest/runner.sh 0755 0 0"
 	echo "file /kselftest/kselftest-list.txt $BUILD_DIR/selftests/kselftest-list.txt 0644 0 0"
 	echo "file /kselftest/expected-results $top/vm/expected-results 0644 0 0"
 	echo "file /kselftest/timeout $top/vm/guest-timeout 0755 0 0"
