@@ -11,8 +11,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -102,44 +104,94 @@ static void test_mode(const char *thp, int skip)
 }
 
 /*
- * Writebacks start tagged and end, in the loop worker, after the knob went
- * back to 1: the marks seen right after the flip are theirs.
+ * One flip round: a child pages out TEST_BYTES with skip_wb_tags at 0 and
+ * the parent flips it to 1 halfway through, while the child still submits
+ * writeback and the loop worker still has some to finish: those that began
+ * tagged and had not ended are in flight at the flip, and the marks seen
+ * right after it are theirs (once the flip returned, no writeback sets
+ * one).  Flipping after MADV_PAGEOUT returned found none on 6.1, whose
+ * loop worker keeps up with small folios.  The child keeps its folios and
+ * their slots until the parent has counted the marks once writeback is
+ * idle, then reads its data back.
  */
+struct flip_round {
+	unsigned long in_flight, left, spaces;
+	size_t bad;
+};
+
+static void flip_round(uint64_t seed, struct flip_round *r)
+{
+	unsigned long start, marks, half = TEST_BYTES / PAGE_SZ / 2;
+	int to_child[2], to_parent[2], status;
+	struct pollfd done;
+	size_t bad;
+	long busy_kb;
+	pid_t child;
+	char c = 0;
+
+	if (pipe(to_child) || pipe(to_parent))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	if (knob_set("skip_wb_tags", 0))
+		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
+	child = fork();
+	if (child < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!child) {
+		char *buf = map_anon(TEST_BYTES);
+
+		fill_pattern(buf, TEST_BYTES, seed);
+		if (write(to_parent[1], &c, 1) != 1 || page_out(buf, TEST_BYTES) ||
+		    write(to_parent[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		bad = count_bad_words(buf, TEST_BYTES, seed);
+		_exit(write(to_parent[1], &bad, sizeof(bad)) == sizeof(bad) ? 0 : 1);
+	}
+
+	if (read(to_parent[0], &c, 1) != 1)
+		ksft_exit_fail_msg("the paging-out child died before paging out\n");
+	/* Flip at half the child's pages written out, or when it is done */
+	start = vmstat_get("pswpout");
+	done = (struct pollfd){ .fd = to_parent[0], .events = POLLIN };
+	while (vmstat_get("pswpout") - start < half && poll(&done, 1, 1) == 0)
+		;
+	if (knob_set("skip_wb_tags", 1))
+		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
+	if (wb_marks_total(&marks, &r->spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	r->in_flight += marks;
+
+	if (read(to_parent[0], &c, 1) != 1)
+		ksft_exit_fail_msg("the child's MADV_PAGEOUT failed\n");
+	busy_kb = writeback_wait_idle(IDLE_SECONDS);
+	if (busy_kb)
+		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
+				   busy_kb, IDLE_SECONDS);
+	if (wb_marks_total(&marks, &r->spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	r->left += marks;
+	if (write(to_child[1], &c, 1) != 1 ||
+	    read(to_parent[0], &bad, sizeof(bad)) != sizeof(bad) ||
+	    waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		ksft_exit_fail_msg("the child could not read its data back\n");
+	r->bad += bad;
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+}
+
 static void test_flips(const char *thp)
 {
-	unsigned long in_flight = 0, left = 0, spaces = 0, marks;
+	struct flip_round r = { 0 };
 	struct wb_counts a, b, d;
-	size_t bad = 0;
-	long busy_kb;
 	int i, ret;
 
 	ret = swap_loop_on(2 * TEST_BYTES);
 	if (ret)
 		ksft_exit_fail_msg("swap on a loop device: %s\n", strerror(-ret));
 	wb_counts_get(&a);
-	for (i = 0; i < FLIP_ROUNDS_MAX && (i < FLIP_ROUNDS || !in_flight); i++) {
-		char *buf = map_anon(TEST_BYTES);
-
-		fill_pattern(buf, TEST_BYTES, 100 + i);
-		if (knob_set("skip_wb_tags", 0))
-			ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
-		if (page_out(buf, TEST_BYTES))
-			ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-		if (knob_set("skip_wb_tags", 1))
-			ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
-		if (wb_marks_total(&marks, &spaces))
-			ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
-		in_flight += marks;
-		busy_kb = writeback_wait_idle(IDLE_SECONDS);
-		if (busy_kb)
-			ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
-					   busy_kb, IDLE_SECONDS);
-		if (wb_marks_total(&marks, &spaces))
-			ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
-		left += marks;
-		bad += count_bad_words(buf, TEST_BYTES, 100 + i);
-		munmap(buf, TEST_BYTES);
-	}
+	for (i = 0; i < FLIP_ROUNDS_MAX && (i < FLIP_ROUNDS || !r.in_flight); i++)
+		flip_round(100 + i, &r);
 	wb_counts_get(&b);
 	wb_counts_delta(&d, &a, &b);
 	ret = swap_test_on();
@@ -147,13 +199,13 @@ static void test_flips(const char *thp)
 		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
 
 	ksft_print_msg("thp=%s flips, loop device: %d rounds, pswpout +%lu, wb_tagged +%lu, marks in flight after the flips %lu\n",
-		       thp, i, d.pswpout, d.tagged, in_flight);
-	ksft_test_result(in_flight > 0 && d.tagged >= in_flight,
+		       thp, i, d.pswpout, d.tagged, r.in_flight);
+	ksft_test_result(r.in_flight > 0 && d.tagged >= r.in_flight,
 			 "thp=%s flips: %lu tagged writebacks still in flight at a flip to 1\n",
-			 thp, in_flight);
-	ksft_test_result(spaces > 0 && left == 0 && bad == 0,
+			 thp, r.in_flight);
+	ksft_test_result(r.spaces > 0 && r.left == 0 && r.bad == 0,
 			 "thp=%s flips: %lu WRITEBACK marks once idle, %zu bad words\n",
-			 thp, left, bad);
+			 thp, r.left, r.bad);
 }
 
 int main(void)
