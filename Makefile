@@ -44,7 +44,6 @@ DKMS_FILES := dkms.conf Kbuild module/Kbuild module/swapcache_ab.c
 KVERS := $(or $(KVER),6.12 6.1)
 KVER ?= 6.12
 export KVER
-KBUILD_TREES := $(if $(filter 6.12,$(KVER)),build,build/$(KVER))
 
 ab:
 	bench/ab.sh
@@ -86,7 +85,7 @@ dkms-src:
 	done
 
 clean:
-	rm -rf $(KBUILD_TREES)/vm $(KBUILD_TREES)/selftests $(KBUILD_TREES)/bench
+	rm -rf build/vm build/selftests build/bench build/6.1/vm build/6.1/selftests build/6.1/bench
 	find module \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name modules.order \) -delete
 	rm -f Module.symvers modules.order .*.cmd

@@ -12,7 +12,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,16 +131,24 @@ static void flip_round(uint64_t seed, struct flip_round *r)
 	pid_t child;
 	char c = 0;
 
-	if (pipe(to_child) || pipe(to_parent))
+	/* A dead child is a failed write, not a SIGPIPE that kills the test */
+	if (pipe(to_child) || pipe(to_parent) || signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	if (knob_set("skip_wb_tags", 0))
 		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
+	fflush(stdout);		/* or the child's exit prints the parent's TAP again */
 	child = fork();
 	if (child < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	/* Each side holds only its own ends: a side that dies is an EOF */
 	if (!child) {
-		char *buf = map_anon(TEST_BYTES);
+		char *buf;
 
+		close(to_child[1]);
+		close(to_parent[0]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			_exit(1);
+		buf = map_anon(TEST_BYTES);
 		fill_pattern(buf, TEST_BYTES, seed);
 		if (write(to_parent[1], &c, 1) != 1 || page_out(buf, TEST_BYTES) ||
 		    write(to_parent[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
@@ -146,6 +156,8 @@ static void flip_round(uint64_t seed, struct flip_round *r)
 		bad = count_bad_words(buf, TEST_BYTES, seed);
 		_exit(write(to_parent[1], &bad, sizeof(bad)) == sizeof(bad) ? 0 : 1);
 	}
+	close(to_child[0]);
+	close(to_parent[1]);
 
 	if (read(to_parent[0], &c, 1) != 1)
 		ksft_exit_fail_msg("the paging-out child died before paging out\n");
@@ -174,10 +186,8 @@ static void flip_round(uint64_t seed, struct flip_round *r)
 	    waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
 		ksft_exit_fail_msg("the child could not read its data back\n");
 	r->bad += bad;
-	close(to_child[0]);
 	close(to_child[1]);
 	close(to_parent[0]);
-	close(to_parent[1]);
 }
 
 static void test_flips(const char *thp)

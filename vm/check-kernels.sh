@@ -21,7 +21,8 @@ trap 'rm -f "$log"' EXIT
 for kver in $kvers; do
 	echo "# ===== Linux $kver: the $variant kernel with core-patch/$kver ====="
 	KVER=$kver "$top/vm/check.sh" "$variant" 2>&1 | tee "$log"
-	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	kver_rc=${PIPESTATUS[0]}
+	[ "$kver_rc" -eq 0 ] || rc=1
 	totals=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
 	if [ -z "$totals" ]; then
 		totals="0 passed, 1 failed, 0 skipped"
@@ -29,6 +30,11 @@ for kver in $kvers; do
 		echo "not ok - Linux $kver: vm/check.sh printed no totals"
 	fi
 	read -r p _ f _ s _ <<<"${totals//,/}"
+	# A failed run counts as a failure even where its totals say none
+	if [ "$kver_rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - Linux $kver: vm/check.sh exited $kver_rc"
+	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	summary+=("Linux $kver: $totals")
 done
