@@ -59,6 +59,6 @@ check() {
 check swap-off "CONFIG_SWAP=n" 'CONFIG_64BIT=y\n# CONFIG_SWAP is not set\n' \
 	"mm/memory.o mm/page-writeback.o mm/mm_init.o mm/shmem.o mm/util.o mm/mincore.o"
 check hooks-off "CONFIG_SWAP=y, CONFIG_SWAPCACHE_AB_HOOKS=n" \
-	'CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_SWAP=y\n# CONFIG_SWAPCACHE_AB_HOOKS is not set\n' \
+	'CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_SWAP=y\nCONFIG_MODULES=y\n# CONFIG_SWAPCACHE_AB_HOOKS is not set\n' \
 	"mm/memory.o mm/page-writeback.o mm/mm_init.o mm/swap_state.o mm/swapfile.o mm/shmem.o mm/util.o mm/mincore.o"
 exit $status
