@@ -85,7 +85,9 @@ dkms-src:
 	done
 
 clean:
-	rm -rf build/vm build/selftests build/bench build/6.1/vm build/6.1/selftests build/6.1/bench
+	for k in $(KVERS); do \
+		KVER=$$k top=$(CURDIR) bash -c '. vm/lib.sh; rm -rf "$$BUILD_DIR/vm" "$$BUILD_DIR/selftests" "$$BUILD_DIR/bench"'; \
+	done
 	find module \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name modules.order \) -delete
 	rm -f Module.symvers modules.order .*.cmd

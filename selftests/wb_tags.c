@@ -56,6 +56,18 @@ struct round_result {
 	size_t bad;
 };
 
+/* The WRITEBACK marks left in the swap spaces once writeback is idle */
+static void marks_once_idle(unsigned long *marks, unsigned long *spaces)
+{
+	long busy_kb = writeback_wait_idle(IDLE_SECONDS);
+
+	if (busy_kb)
+		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
+				   busy_kb, IDLE_SECONDS);
+	if (wb_marks_total(marks, spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+}
+
 /*
  * One swap-out of TEST_BYTES: the marks once writeback is idle, counted
  * before anything is read back or unmapped, then the bad words read back.
@@ -63,17 +75,11 @@ struct round_result {
 static void swap_round(uint64_t seed, struct round_result *r)
 {
 	char *buf = map_anon(TEST_BYTES);
-	long busy_kb;
 
 	fill_pattern(buf, TEST_BYTES, seed);
 	if (page_out(buf, TEST_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-	busy_kb = writeback_wait_idle(IDLE_SECONDS);
-	if (busy_kb)
-		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
-				   busy_kb, IDLE_SECONDS);
-	if (wb_marks_total(&r->marks, &r->spaces))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	marks_once_idle(&r->marks, &r->spaces);
 	r->bad = count_bad_words(buf, TEST_BYTES, seed);
 	munmap(buf, TEST_BYTES);
 }
@@ -127,12 +133,10 @@ static void flip_round(uint64_t seed, struct flip_round *r)
 	int to_child[2], to_parent[2], status;
 	struct pollfd done;
 	size_t bad;
-	long busy_kb;
 	pid_t child;
 	char c = 0;
 
-	/* A dead child is a failed write, not a SIGPIPE that kills the test */
-	if (pipe(to_child) || pipe(to_parent) || signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+	if (pipe(to_child) || pipe(to_parent))
 		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	if (knob_set("skip_wb_tags", 0))
 		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
@@ -174,12 +178,7 @@ static void flip_round(uint64_t seed, struct flip_round *r)
 
 	if (read(to_parent[0], &c, 1) != 1)
 		ksft_exit_fail_msg("the child's MADV_PAGEOUT failed\n");
-	busy_kb = writeback_wait_idle(IDLE_SECONDS);
-	if (busy_kb)
-		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
-				   busy_kb, IDLE_SECONDS);
-	if (wb_marks_total(&marks, &r->spaces))
-		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	marks_once_idle(&marks, &r->spaces);
 	r->left += marks;
 	if (write(to_child[1], &c, 1) != 1 ||
 	    read(to_parent[0], &bad, sizeof(bad)) != sizeof(bad) ||
@@ -196,6 +195,9 @@ static void test_flips(const char *thp)
 	struct wb_counts a, b, d;
 	int i, ret;
 
+	/* A dead child is a failed write, not a SIGPIPE that kills the test */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		ksft_exit_fail_msg("ignoring SIGPIPE: %s\n", strerror(errno));
 	ret = swap_loop_on(2 * TEST_BYTES);
 	if (ret)
 		ksft_exit_fail_msg("swap on a loop device: %s\n", strerror(-ret));

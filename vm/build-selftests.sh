@@ -21,8 +21,7 @@ make -s -C "$top/selftests" KSFT_DIR="$ksft" OUTPUT="$out" COLLECTION=swapcache_
 # 6.12's cow, built against 6.12's headers (stock 6.12, configured only)
 cow_src=$SRC_DIR hdr_src=$SRC_DIR hdr_obj=$KERNEL_DIR
 if [ ! -f "$cow_src/tools/testing/selftests/mm/cow.c" ]; then
-	KVER=6.12 "$top/vm/build-kernel.sh" stock prepare
-	cow_src=$(kver_var 6.12 STOCK_SRC_DIR)
+	cow_src=$(stock_612_src)
 	hdr_src=$cow_src hdr_obj=$(kver_var 6.12 STOCK_KERNEL_DIR)
 fi
 make -s -C "$hdr_src" O="$hdr_obj" headers

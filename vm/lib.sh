@@ -39,6 +39,15 @@ export CCACHE_BASEDIR=$top
 kver_var() { # KVER name
 	KVER=$1 top=$top bash -c '. "$top/vm/lib.sh"; echo "${!1}"' _ "$2"
 }
+# The stock 6.12 tree, configured: what 6.1's tree lacks (mm/cow,
+# run_kselftest.sh -o) comes from there.  Prints its source directory.
+stock_612_src() {
+	local src
+	src=$(kver_var 6.12 STOCK_SRC_DIR)
+	[ -f "$(kver_var 6.12 STOCK_KERNEL_DIR)/include/generated/autoconf.h" ] ||
+		KVER=6.12 "$top/vm/build-kernel.sh" stock prepare >&2 || die "preparing stock 6.12"
+	echo "$src"
+}
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -28,8 +28,7 @@ file "$busybox" | grep -q 'statically linked' || die "$busybox is not static: in
 # run_kselftest.sh -o, which 6.1's runner lacks: 6.12's runs the tests there
 runner=$ksft
 if ! grep -q -- --override-timeout "$runner/run_kselftest.sh"; then
-	runner=$(kver_var 6.12 STOCK_SRC_DIR)/tools/testing/selftests
-	[ -f "$runner/run_kselftest.sh" ] || KVER=6.12 "$top/vm/build-kernel.sh" stock prepare
+	runner=$(stock_612_src)/tools/testing/selftests
 fi
 
 list=$(mktemp)
