@@ -24,6 +24,11 @@
 #              patched (objdump), into bench/results/hook-cost.txt
 # make demo    boot the VM and show the knobs and counters moving on a
 #              small swap workload
+# make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
+#              kernel .debs and the swapcache-ab-dkms .deb installed by
+#              fleet/site.yml (Ansible), reboot, DKMS, the A/B, one
+#              report; a second run that changes nothing; fleet/remove.yml
+# make dkms-deb  the swapcache-ab-dkms .deb (dh-dkms), into build/dkms-deb/
 # make dkms-src  install the module's DKMS sources into
 #              $(DKMS_SOURCE_TREE)/swapcache_ab-<version> (default /usr/src),
 #              for "dkms add swapcache_ab/<version>"
@@ -34,7 +39,7 @@
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check demo hook-cost lint mutants dkms-src clean
+.PHONY: ab check demo fleet hook-cost lint mutants dkms-deb dkms-src clean
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
@@ -56,6 +61,12 @@ check:
 
 demo:
 	vm/demo.sh
+
+fleet:
+	fleet/run.sh
+
+dkms-deb:
+	vm/build-dkms-deb.sh
 
 # The core objects whose code holds a hook site, inlined or not (those
 # built in vm/kernel.config's configuration)

@@ -6,6 +6,7 @@ Prints TAP lines ("ok - ...", "not ok - ..."), as vm/check.sh's host
 checks do, and exits 1 if any is not ok.
 """
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -153,5 +154,35 @@ for i in range(1, 6):
 rc, out, err = run_report("\n".join(lines) + "\n")
 check(rc == 0 and "position y/x   swap-w-seq.throughput          5          +2.0% [+2.0%, +2.0%]" in out,
       "cgroup y 2% faster in every A/A pair is a +2.0% position effect, whatever side it ran")
+
+# 10. fleet/report.py: host1's pairs change by 1..3% at 1000, host2's by
+# 4..6% at 2000.  Each host's table is its own; pooled, the six pairs
+# give a median of 3.5% with n=6, each pair still one host's A and B (a
+# pair across hosts would change by about +-50%); a host without results
+# is named with its reason; no host with results fails the report.
+def host_lines(host, changes, base):
+    return "\n".join(l.replace(" patched ", f" {host} ")
+                     for l in results_text(changes, [0, 0, 0], base).splitlines())
+
+
+fleet = {"host1": {"results": host_lines("host1", [1, 2, 3], 1000.0), "left_out": ""},
+         "host2": {"results": host_lines("host2", [4, 5, 6], 2000.0), "left_out": ""},
+         "host3": {"results": "", "left_out": "its kernel has no hooks"}}
+fleet_report = os.path.join(HERE, "..", "fleet", "report.py")
+d = tempfile.mkdtemp(prefix="test-fleet-report.")
+p = subprocess.run([sys.executable, fleet_report, d], input=json.dumps(fleet),
+                   capture_output=True, text=True)
+check(p.returncode == 0 and "verdict skip_wb_tags@host1: swap-w-seq.throughput +2.0% [+1.0%, +3.0%] (n=3;" in p.stdout
+      and "verdict skip_wb_tags@host2: swap-w-seq.throughput +5.0% [+4.0%, +6.0%] (n=3;" in p.stdout,
+      "fleet report: each host's pairs in its own table")
+check("verdict skip_wb_tags@pooled: swap-w-seq.throughput +3.5% [" in p.stdout
+      and "(n=6;" in p.stdout.split("verdict skip_wb_tags@pooled")[1].splitlines()[0],
+      "fleet report: pooled over hosts, pairs kept within each host (median 3.5%, n=6)")
+check("left out: host3: its kernel has no hooks" in p.stdout and "hosts taking part: 2 (host1 host2)" in p.stdout,
+      "fleet report: a host left out is named with its reason")
+fleet = {"host3": {"results": "", "left_out": "its kernel has no hooks"}}
+p = subprocess.run([sys.executable, fleet_report, d], input=json.dumps(fleet),
+                   capture_output=True, text=True)
+check(p.returncode == 1 and "no host ran the A/B" in p.stdout, "fleet report: no host with results fails it")
 
 sys.exit(1 if failures else 0)

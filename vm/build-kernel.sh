@@ -6,7 +6,7 @@
 # with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|stock2|debug [MAKE_TARGETS...]]
+# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|host [MAKE_TARGETS...]]
 # (in build/<KVER>/ for KVER other than 6.12)
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
@@ -36,6 +36,7 @@ stock2)
 		cp -al "$STOCK_SRC_DIR" "$src"
 	fi ;;
 debug) EXTRA_CONFIG=$top/vm/debug.config ;;
+host) EXTRA_CONFIG=$top/fleet/host.config ;;
 esac
 
 [ -f "$LINUX_TARBALL" ] || die "$LINUX_TARBALL missing: run vm/install-deps.sh"
@@ -83,6 +84,7 @@ mkdir -p "$obj"
 case $variant in
 patched) echo -swapcache-ab >"$obj/localversion-swapcache-ab" ;;
 debug) echo -swapcache-ab-debug >"$obj/localversion-swapcache-ab" ;;
+host) echo -swapcache-ab-host >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
 stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
 esac

@@ -3,10 +3,10 @@
 #
 # Install the module the way a fleet gets it, with real DKMS, into a private
 # root instead of the host's /lib/modules: unpack the linux-image and
-# linux-headers packages of vm/build-packages.sh there, put the module's
-# sources where its DKMS package would (/usr/src/swapcache_ab-<version>),
-# then dkms add, build and install with dkms 3's --dkmstree, --sourcetree
-# and --installtree pointing into that root.  Checks the result, and that
+# linux-headers packages of vm/build-packages.sh there and the module's
+# DKMS package (vm/build-dkms-deb.sh), then dkms add, build and install
+# with dkms 3's --dkmstree, --sourcetree and --installtree pointing into
+# that root.  Checks the result, and that
 # DKMS skips a kernel without the hooks (Debian's own linux-headers) with
 # its BUILD_EXCLUSIVE message instead of failing.
 #
@@ -53,8 +53,14 @@ ksrc=$root/usr/src/linux-headers-$release
 # stands in for the one dkms keeps with its build log
 kconfig=$root/boot/config-$release
 
-# The module's sources where dkms add looks for them, as README says
-make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$root/usr/src"
+# The module's sources where its package puts them: the swapcache-ab-dkms
+# .deb, unpacked as dpkg would (its postinst's dkms calls are the ones below,
+# pointed at the private root)
+dkms_deb=$("$top/vm/build-dkms-deb.sh" 2>>"$dkms_log")
+[ "$(dpkg-deb -f "$dkms_deb" Version 2>/dev/null)" = "$version" ]
+result $? "built $(basename "$dkms_deb") with dh-dkms, version dkms.conf's $version"
+dpkg-deb -x "$dkms_deb" "$root" && [ -f "$root/usr/src/swapcache_ab-$version/dkms.conf" ]
+result $? "unpacked it into $root: /usr/src/swapcache_ab-$version"
 
 private_dkms "$root" add
 result $? "dkms add swapcache_ab/$version"
@@ -109,7 +115,7 @@ else
 	grep -q '^CONFIG_SWAPCACHE_AB_HOOKS' "$stock_ksrc/.config"
 	[ $? -eq 1 ]
 	result $? "$stock has no CONFIG_SWAPCACHE_AB_HOOKS"
-	make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$stock_root/usr/src"
+	dpkg-deb -x "$dkms_deb" "$stock_root"
 	private_dkms "$stock_root" add
 	private_dkms "$stock_root" build -k "$stock_release" --kernelsourcedir "$stock_ksrc"
 	rc=$?

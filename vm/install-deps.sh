@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install, from Debian 12's packages, what building the kernel and module,
-# the selftests and the VM need.  Does nothing when all are there.
+# the selftests and the VM need (with "fleet": make fleet's too).  Does
+# nothing when all are there.
 set -euo pipefail
 
 packages=(
 	linux-source-6.12 linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
-	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms
+	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms dh-dkms
 	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format
 	python3-scipy
 )
+# make fleet's: Debian guests (debootstrap, disk image tools) and Ansible
+[ "${1:-}" = fleet ] && packages+=(debootstrap fdisk qemu-utils e2fsprogs openssh-client ansible-core)
 
 missing=()
 for p in "${packages[@]}"; do

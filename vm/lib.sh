@@ -27,6 +27,8 @@ KERNEL_DIR=$BUILD_DIR/kernel
 STOCK_SRC_DIR=$BUILD_DIR/stock/linux
 STOCK_KERNEL_DIR=$BUILD_DIR/stock/kernel
 DEBUG_KERNEL_DIR=$BUILD_DIR/debug/kernel
+# The patched kernel with what a Debian host boots on (fleet/host.config)
+HOST_KERNEL_DIR=$BUILD_DIR/host/kernel
 # A second build of the stock source, hard-linked, for make ab's A/A
 # calibration of the boot-level comparison
 STOCK2_SRC_DIR=$BUILD_DIR/stock2/linux
@@ -48,6 +50,17 @@ stock_612_src() {
 		KVER=6.12 "$top/vm/build-kernel.sh" stock prepare >&2 || die "preparing stock 6.12"
 	echo "$src"
 }
+# QEMU for the fleet's Debian guests: TCG unless ACCEL=kvm (nested KVM is
+# unusable on the machines this was written on; -cpu host there fails on
+# MSR 0x10a), one host thread a guest as in vm/run-vm.sh: QEMU's -accel and
+# -cpu words
+fleet_qemu_accel() {
+	case ${ACCEL:-tcg} in
+	tcg) echo "-accel tcg,thread=single -cpu max,la57=off" ;;
+	kvm) echo "-accel kvm -cpu host" ;;
+	*) die "ACCEL must be tcg or kvm" ;;
+	esac
+}
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
@@ -62,9 +75,10 @@ kernel_dir() {
 	case $1 in
 	patched) echo "$KERNEL_DIR" ;;
 	debug) echo "$DEBUG_KERNEL_DIR" ;;
+	host) echo "$HOST_KERNEL_DIR" ;;
 	stock) echo "$STOCK_KERNEL_DIR" ;;
 	stock2) echo "$STOCK2_KERNEL_DIR" ;;
-	*) die "unknown kernel variant '$1' (patched, debug, stock or stock2)" ;;
+	*) die "unknown kernel variant '$1' (patched, debug, host, stock or stock2)" ;;
 	esac
 }
 # The debug kernel's selftest profile (make check, make mutants): under the

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""One report over a fleet's A/B runs, with bench/report.py's statistics.
+
+Usage: fleet/report.py RESULTS_DIR < summary.json
+
+summary.json (fleet/site.yml writes it): {host: {"results": bench/bench's
+output on that host, "left_out": why the host took no part, or ""}}.
+
+Writes RESULTS_DIR/results.txt: each host's lines under its own kernel
+label (the host name, as site.yml runs bench/bench), then the same lines
+again under the label "pooled" with each pair renamed <host>.<pair>, so
+that every pooled pair is still one host's A and B; then bench/report.py
+makes the tables, one set per host and one pooled (RESULTS_DIR/table.txt).
+Prints them, then each host left out and why.  Exit 1 if no host has
+results, or if bench/report.py finds a failed or malformed measurement.
+"""
+import importlib.util
+import json
+import os
+import sys
+
+POOLED = "pooled"
+
+
+def load_ab_report():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "report.py")
+    spec = importlib.util.spec_from_file_location("ab_report", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pooled_line(host, line):
+    """bench/bench's line relabelled into the pooled set, or None."""
+    parts = line.split()
+    if len(parts) < 6 or parts[0] not in ("PLAN", "RESULT", "FAILED"):
+        return None
+    parts[1] = POOLED
+    parts[4] = f"{host}.{parts[4]}"
+    return " ".join(parts)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: fleet/report.py RESULTS_DIR < summary.json")
+    outdir = sys.argv[1]
+    summary = json.load(sys.stdin)
+    taking_part = {h: s["results"] for h, s in sorted(summary.items()) if s.get("results")}
+    left_out = {h: s.get("left_out") or "unreachable, or failed outside the checks (see the play)"
+                for h, s in sorted(summary.items()) if not s.get("results")}
+
+    os.makedirs(outdir, exist_ok=True)
+    lines = []
+    for host, text in taking_part.items():
+        lines += text.splitlines()
+    for host, text in taking_part.items():
+        lines += [p for p in (pooled_line(host, line) for line in text.splitlines()) if p]
+    with open(os.path.join(outdir, "results.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(outdir, "provenance.json"), "w") as f:
+        json.dump({"hosts": sorted(taking_part), "left_out": left_out,
+                   "kernel_version": os.environ.get("KVER", "6.12")}, f, indent=1)
+
+    rc = 0
+    if taking_part:
+        ab_report = load_ab_report()
+        try:
+            out, failures = ab_report.report(outdir)
+        except (ab_report.ReportError, OSError) as e:
+            out, failures = f"report: {e}\n", ["report"]
+        sys.stdout.write(out)
+        rc = 1 if failures else 0
+    else:
+        print("no host ran the A/B")
+        rc = 1
+    print(f"hosts taking part: {len(taking_part)} ({' '.join(taking_part) or 'none'})")
+    for host, why in left_out.items():
+        print(f"left out: {host}: {why}")
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module as a fleet installs it: the swapcache-ab-dkms .deb, built
+# with debhelper's dh-dkms from debian/ (dh_dkms writes the postinst that
+# has DKMS build the module for every installed kernel with the hooks, and
+# the prerm that removes it from all of them).  Its version is dkms.conf's
+# PACKAGE_VERSION: debian/changelog is written here from it, so the two
+# cannot drift.  Into build/dkms-deb/; prints the .deb's path.
+#
+# Usage: vm/build-dkms-deb.sh
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
+version=$(module_version)
+[ -n "$version" ] || die "no PACKAGE_VERSION in dkms.conf"
+out=$top/build/dkms-deb
+stage=$out/swapcache_ab-$version
+deb=$out/swapcache-ab-dkms_${version}_all.deb
+
+rm -rf "$out"
+# The package's source: make dkms-src's files, with debian/ and the
+# Makefile whose dkms-src target debian/rules installs them with
+make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$out"
+cp -r "$top/debian" "$top/Makefile" "$stage/"
+# The date of the last commit, so that the same tree gives the same .deb
+when=$(git -C "$top" log -1 --format=%cD 2>/dev/null || date -R)
+cat >"$stage/debian/changelog" <<CHANGES
+swapcache-ab ($version) bookworm; urgency=medium
+
+  * swapcache_ab $version: the module's DKMS sources.
+
+ -- swapcache_ab developers <swapcache_ab@localhost>  $when
+CHANGES
+
+log "building swapcache-ab-dkms $version"
+(cd "$stage" && dpkg-buildpackage -b -us -uc) >"$out/build.log" 2>&1 ||
+	{ tail -20 "$out/build.log"; die "dpkg-buildpackage failed (log: $out/build.log)"; }
+[ -f "$deb" ] || die "dpkg-buildpackage made no $(basename "$deb")"
+echo "$deb"
