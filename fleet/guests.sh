@@ -30,7 +30,8 @@ stop() {
 	for pidfile in "$dir"/guest*.pid; do
 		[ -f "$pidfile" ] || continue
 		pid=$(cat "$pidfile")
-		if kill "$pid" 2>/dev/null; then
+		# A stale pidfile may name another process by now
+		if grep -qa fleet-guest "/proc/$pid/cmdline" 2>/dev/null && kill "$pid"; then
 			# QEMU exits on SIGTERM at once; give it 10 s before SIGKILL
 			for _ in $(seq 10); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 			kill -9 "$pid" 2>/dev/null || true

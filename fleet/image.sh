@@ -7,6 +7,8 @@
 # Ansible, DKMS, and GRUB installed on the disk.  GRUB goes on at a first
 # boot of the image's own kernel (direct kernel boot), from inside the
 # guest, on its real /dev/vda: no loop device or mount on the build host.
+# python3-apt too: Ansible's apt module needs it, and would otherwise
+# install it itself, after site.yml has recorded the host's packages.
 #
 # Cached: rebuilt only when this script or the key changes.  Prints the
 # image's path (qcow2, the guests' backing file).
@@ -22,7 +24,7 @@ image=$dir/debian12.qcow2
 key=$dir/id_ed25519
 stamp=$image.stamp
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-packages=systemd-sysv,udev,kmod,procps,iproute2,openssh-server,python3,sudo,grub-pc,initramfs-tools,zstd,linux-image-amd64,linux-headers-amd64,dkms,make
+packages=systemd-sysv,udev,dbus,kmod,procps,iproute2,openssh-server,python3,python3-apt,sudo,grub-pc,initramfs-tools,zstd,linux-image-amd64,linux-headers-amd64,dkms,make
 
 mkdir -p "$dir"
 [ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C swapcache_ab-fleet -f "$key"
@@ -86,6 +88,7 @@ log "making the disk image"
 raw=$dir/debian12.raw
 rm -f "$raw" "$dir/root.ext4"
 mkfs.ext4 -q -L fleetroot -d "$root" "$dir/root.ext4" 6G
+rm -rf --one-file-system "$root"
 truncate -s $((6 * 1024 + 1))M "$raw"
 echo 'start=2048, type=83, bootable' | sfdisk -q "$raw"
 dd if="$dir/root.ext4" of="$raw" bs=1M seek=1 conv=notrunc,sparse status=none

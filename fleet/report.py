@@ -18,9 +18,11 @@ results, or if bench/report.py finds a failed or malformed measurement.
 import importlib.util
 import json
 import os
+import re
 import sys
 
 POOLED = "pooled"
+TERMINAL_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def load_ab_report():
@@ -47,7 +49,9 @@ def main():
     outdir = sys.argv[1]
     summary = json.load(sys.stdin)
     taking_part = {h: s["results"] for h, s in sorted(summary.items()) if s.get("results")}
-    left_out = {h: s.get("left_out") or "unreachable, or failed outside the checks (see the play)"
+    # A reason may quote a host's coloured output
+    left_out = {h: TERMINAL_COLOUR.sub("", s.get("left_out") or "")
+                or "unreachable, or failed outside the checks (see the play)"
                 for h, s in sorted(summary.items()) if not s.get("results")}
 
     os.makedirs(outdir, exist_ok=True)

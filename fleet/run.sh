@@ -7,7 +7,9 @@
 #   2. FLEET_GUESTS guests from fleet/image.sh's image (fleet/guests.sh),
 #      the last one left on Debian's kernel;
 #   3. fleet/site.yml twice: the first installs, reboots, checks, runs the
-#      A/B and reports; the second must change nothing on any host;
+#      A/B and reports, and every guest but the last must take part, the
+#      last left out for its kernel's missing hooks; the second must change
+#      nothing on any host (it measures again: a second report);
 #   4. fleet/remove.yml: each host back to Debian's kernel, as it was;
 #   5. the guests stopped (FLEET_KEEP=1 leaves them running).
 # Wall times of each step at the end.
@@ -39,42 +41,59 @@ step "host kernel packages" vm/build-packages.sh host
 dkms_deb=$(vm/build-dkms-deb.sh)
 make -s -C bench OUT="$dir/bench"
 release=$(make -s -C "$SRC_DIR" O="$(kernel_dir host)" kernelrelease)
-pkgs=$(packages_dir host)
-image_deb=$(ls "$pkgs"/linux-image-"$release"_*.deb | grep -v -- -dbg_)
-headers_deb=$(ls "$pkgs"/linux-headers-"$release"_*.deb)
+image_deb=$(kernel_deb host linux-image "$release")
+headers_deb=$(kernel_deb host linux-headers "$release")
 
-step "image (cached)" fleet/image.sh >/dev/null
 trap '[ "${FLEET_KEEP:-0}" = 1 ] || fleet/guests.sh stop' EXIT
-step "guests boot" fleet/guests.sh start "$guests" >/dev/null
+# fleet/image.sh's build (cached) included
+step "image and guests boot" fleet/guests.sh start "$guests" >/dev/null
 rm -rf "$dir/state" "$results"
 mkdir -p "$dir/state" "$results"
 
-cat >"$dir/vars.yml" <<VARS
-fleet_release: "$release"
-fleet_kernel_debs: ["$headers_deb", "$image_deb"]
-fleet_dkms_deb: "$dkms_deb"
-fleet_module_version: "$(module_version)"
-fleet_bench_dir: "$dir/bench"
-fleet_bench_args: "$bench_args"
-fleet_state_dir: "$dir/state"
-fleet_results_dir: "$results"
+# site.yml's variables; JSON is YAML, quoted by python whatever the profile holds
+/usr/bin/python3 - fleet_release "$release" fleet_dkms_deb "$dkms_deb" \
+	fleet_module_version "$(module_version)" fleet_bench_dir "$dir/bench" \
+	fleet_bench_args "$bench_args" fleet_state_dir "$dir/state" \
+	fleet_results_dir "$results/site-1" fleet_kernel_debs "$headers_deb $image_deb" \
+	>"$dir/vars.yml" <<'VARS'
+import json, sys
+v = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+v["fleet_kernel_debs"] = v["fleet_kernel_debs"].split()   # headers first
+print(json.dumps(v, indent=1))
 VARS
 
-export ANSIBLE_CONFIG=$top/fleet/ansible.cfg KVER
-playbook() { # log playbook
-	local log=$1
+export ANSIBLE_CONFIG=$top/fleet/ansible.cfg ANSIBLE_NOCOLOR=1 KVER
+playbook() { # run playbook
+	local run=$1
 	shift
-	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" "$@" 2>&1 | tee "$log"
+	# each run's report in its own folder
+	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" \
+		-e "fleet_results_dir=$results/$run" "$@" 2>&1 | tee "$dir/$run.log"
 	return "${PIPESTATUS[0]}"
 }
-step "site.yml, first run" playbook "$dir/site-1.log" fleet/site.yml
-step "site.yml, second run" playbook "$dir/site-2.log" fleet/site.yml
 # Ansible's recap: "host : ok=N changed=N unreachable=N failed=N ..."
-changed=$(sed -n 's/^\([a-z0-9]*\) *: ok=.* changed=\([0-9]*\) .*/\1 \2/p' "$dir/site-2.log" | awk '$2 != 0')
+recap() { # run
+	sed -n 's/^\([A-Za-z0-9._-]*\) *: ok=[0-9]* *changed=\([0-9]*\) .*/\1 \2/p' "$dir/$1.log"
+}
+step "site.yml, first run" playbook site-1 fleet/site.yml
+# The outcome make fleet shows: every guest but the last takes part, and
+# the last, on Debian's kernel, is left out because it has no hooks
+/usr/bin/python3 - "$results/site-1/provenance.json" "$guests" <<'CHECK' || die "the first run's outcome is not the expected one"
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+want = [f"guest{i}" for i in range(1, n)] if n > 1 else ["guest1"]
+stock = p["left_out"].get(f"guest{n}", "") if n > 1 else "CONFIG_SWAPCACHE_AB_HOOKS"
+print(f"taking part: {p['hosts']} (want {want}); guest{n} left out: {stock!r}")
+sys.exit(0 if p["hosts"] == want and "CONFIG_SWAPCACHE_AB_HOOKS" in stock else 1)
+CHECK
+step "site.yml, second run" playbook site-2 fleet/site.yml
+[ "$(recap site-2 | wc -l)" -eq $((guests + 1)) ] || die "site.yml's second recap does not name every host"
+changed=$(recap site-2 | awk '$2 != 0')
 [ -z "$changed" ] || die "the second run of site.yml changed hosts: $changed"
 log "second run of site.yml: changed=0 on every host"
 if [ "${FLEET_REMOVE:-1}" = 1 ]; then
-	step "remove.yml" playbook "$dir/remove.log" fleet/remove.yml
+	step "remove.yml" playbook remove fleet/remove.yml
 fi
 printf '%s\n' "${timings[@]}"
-log "report: $results/table.txt; logs: $dir/site-1.log $dir/site-2.log"
+log "reports: $results/site-1/table.txt, $results/site-2/table.txt; logs: $dir/*.log"

@@ -17,13 +17,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(module_version)
 [ -n "$version" ] || die "no PACKAGE_VERSION in dkms.conf"
 out=$top/build/dkms-deb
-stage=$out/swapcache_ab-$version
 deb=$out/swapcache-ab-dkms_${version}_all.deb
+# A private stage: make check and make fleet may read the .deb meanwhile
+mkdir -p "$out"
+work=$(mktemp -d "$out/build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+stage=$work/swapcache_ab-$version
 
-rm -rf "$out"
 # The package's source: make dkms-src's files, with debian/ and the
 # Makefile whose dkms-src target debian/rules installs them with
-make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$out"
+make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$work"
 cp -r "$top/debian" "$top/Makefile" "$stage/"
 # The date of the last commit, so that the same tree gives the same .deb
 when=$(git -C "$top" log -1 --format=%cD 2>/dev/null || date -R)
@@ -36,7 +39,10 @@ swapcache-ab ($version) bookworm; urgency=medium
 CHANGES
 
 log "building swapcache-ab-dkms $version"
-(cd "$stage" && dpkg-buildpackage -b -us -uc) >"$out/build.log" 2>&1 ||
-	{ tail -20 "$out/build.log"; die "dpkg-buildpackage failed (log: $out/build.log)"; }
-[ -f "$deb" ] || die "dpkg-buildpackage made no $(basename "$deb")"
+# -A: the package is architecture-independent
+(cd "$stage" && dpkg-buildpackage -A -us -uc) >"$work/build.log" 2>&1 ||
+	{ tail -20 "$work/build.log"; die "dpkg-buildpackage failed"; }
+[ -f "$work/$(basename "$deb")" ] || die "dpkg-buildpackage made no $(basename "$deb")"
+mv "$work/build.log" "$out/build.log"
+mv "$work/$(basename "$deb")" "$deb"
 echo "$deb"

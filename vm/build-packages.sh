@@ -38,7 +38,7 @@ make -s -C "$SRC_DIR" O="$obj" -j"$(nproc)" CC="ccache gcc" DPKG_FLAGS=-d bindeb
 	>"$out/bindeb-pkg.log" 2>&1 || { tail -30 "$out/bindeb-pkg.log"; die "bindeb-pkg failed"; }
 mv "$obj"/../*_"$KDEB_PKGVERSION"_*.deb "$obj"/../linux-upstream_"$KDEB_PKGVERSION"_* "$out/"
 for p in linux-image linux-headers; do
-	[ -f "$out/${p}-${release}_${KDEB_PKGVERSION}_amd64.deb" ] || die "bindeb-pkg made no $p package"
+	[ -f "$(kernel_deb "$variant" "$p" "$release")" ] || die "bindeb-pkg made no $p package"
 done
 ls -l "$out"/*.deb >&2
 log "packages in $out"

@@ -68,6 +68,11 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 module_version() { sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf"; }
 # Where vm/build-packages.sh leaves a variant's .debs
 packages_dir() { echo "$BUILD_DIR/packages/$1"; }
+# The .deb of one of a variant's packages (linux-image, linux-headers), as
+# vm/build-packages.sh names it
+kernel_deb() { # variant package release
+	echo "$(packages_dir "$1")/$2-$3_$3-$(module_version)_amd64.deb"
+}
 # The private root vm/dkms-install.sh installs a variant's packages into
 dkms_root() { echo "$BUILD_DIR/dkms/$1"; }
 # A variant's kernel object tree
