@@ -87,7 +87,7 @@ cp "$initrd" "$dir/first-boot-initrd"
 log "making the disk image"
 raw=$dir/debian12.raw
 rm -f "$raw" "$dir/root.ext4"
-mkfs.ext4 -q -L fleetroot -d "$root" "$dir/root.ext4" 6G
+mkfs.ext4 -q -L fleetroot -d "$root" "$dir/root.ext4" 6G >&2
 rm -rf --one-file-system "$root"
 truncate -s $((6 * 1024 + 1))M "$raw"
 echo 'start=2048, type=83, bootable' | sfdisk -q "$raw"
