@@ -3,8 +3,8 @@
 #
 # The module as a fleet installs it: the swapcache-ab-dkms .deb, built
 # with debhelper's dh-dkms from debian/ (dh_dkms writes the postinst that
-# has DKMS build the module for every installed kernel with the hooks, and
-# the prerm that removes it from all of them).  Its version is dkms.conf's
+# has DKMS build the module for the running and the newest kernel, where
+# they have the hooks, and the prerm that removes it from every kernel).  Its version is dkms.conf's
 # PACKAGE_VERSION: debian/changelog is written here from it, so the two
 # cannot drift.  Into build/dkms-deb/; prints the .deb's path.
 #

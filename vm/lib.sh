@@ -71,8 +71,11 @@ packages_dir() { echo "$BUILD_DIR/packages/$1"; }
 # The .deb of one of a variant's packages (linux-image, linux-headers), as
 # vm/build-packages.sh names it
 kernel_deb() { # variant package release
-	echo "$(packages_dir "$1")/$2-$3_$3-$(module_version)_amd64.deb"
+	echo "$(packages_dir "$1")/$2-$3_$(kernel_pkg_version "$3")_amd64.deb"
 }
+# The kernel packages' version: the release, then the module version that
+# names the series they carry
+kernel_pkg_version() { echo "$1-$(module_version)"; }
 # The private root vm/dkms-install.sh installs a variant's packages into
 dkms_root() { echo "$BUILD_DIR/dkms/$1"; }
 # A variant's kernel object tree
