@@ -4,9 +4,13 @@
 # The module as a fleet installs it: the swapcache-ab-dkms .deb, built
 # with debhelper's dh-dkms from debian/ (dh_dkms writes the postinst that
 # has DKMS build the module for the running and the newest kernel, where
-# they have the hooks, and the prerm that removes it from every kernel).  Its version is dkms.conf's
-# PACKAGE_VERSION: debian/changelog is written here from it, so the two
-# cannot drift.  Into build/dkms-deb/; prints the .deb's path.
+# they have the hooks, and the prerm that removes it from every kernel).
+# As Debian builds a package: the source package first, from the work tree
+# (debian/source/options keeps build/ and build outputs out of it), then
+# the .deb from that source package alone, with one .changes for both.
+# Its version is debian/changelog's, which make lint checks is dkms.conf's
+# PACKAGE_VERSION.  Into build/dkms-deb/: the .dsc and its tarball, the
+# .deb, the .buildinfo and the .changes; prints the .deb's path.
 #
 # Usage: vm/build-dkms-deb.sh
 set -euo pipefail
@@ -16,33 +20,34 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 version=$(module_version)
 [ -n "$version" ] || die "no PACKAGE_VERSION in dkms.conf"
+changelog=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+[ "$changelog" = "$version" ] ||
+	die "debian/changelog's version $changelog is not dkms.conf's $version: add a changelog entry (dch -v $version)"
 out=$top/build/dkms-deb
+name=swapcache-ab_$version
 deb=$out/swapcache-ab-dkms_${version}_all.deb
 # A private stage: make check and make fleet may read the .deb meanwhile
 mkdir -p "$out"
 work=$(mktemp -d "$out/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-stage=$work/swapcache_ab-$version
 
-# The package's source: make dkms-src's files, with debian/ and the
-# Makefile whose dkms-src target debian/rules installs them with
-make -s -C "$top" dkms-src DKMS_SOURCE_TREE="$work"
-cp -r "$top/debian" "$top/Makefile" "$stage/"
-# The date of the last commit, so that the same tree gives the same .deb
-when=$(git -C "$top" log -1 --format=%cD 2>/dev/null || date -R)
-cat >"$stage/debian/changelog" <<CHANGES
-swapcache-ab ($version) bookworm; urgency=medium
-
-  * swapcache_ab $version: the module's DKMS sources.
-
- -- swapcache_ab developers <swapcache_ab@localhost>  $when
-CHANGES
-
-log "building swapcache-ab-dkms $version"
-# -A: the package is architecture-independent
-(cd "$stage" && dpkg-buildpackage -A -us -uc) >"$work/build.log" 2>&1 ||
-	{ tail -20 "$work/build.log"; die "dpkg-buildpackage failed"; }
-[ -f "$work/$(basename "$deb")" ] || die "dpkg-buildpackage made no $(basename "$deb")"
+log "building swapcache-ab $version: source package and swapcache-ab-dkms"
+# dpkg-source writes into the current directory, dpkg-buildpackage into
+# the parent of the tree it builds: both into $work, never next to $top
+{
+	mkdir "$work/from-tree" &&
+		(cd "$work/from-tree" && dpkg-source -b "$top") &&
+		(cd "$work" && dpkg-source -x "from-tree/$name.dsc" "$name") &&
+		(cd "$work/$name" && dpkg-buildpackage --build=source,all -us -uc)
+} >"$work/build.log" 2>&1 ||
+	{ tail -20 "$work/build.log"; die "the package build failed (log: above)"; }
+changes=$(ls "$work"/"$name"_*.changes 2>/dev/null | head -1)
+[ -f "$work/$(basename "$deb")" ] && [ -f "$work/$name.dsc" ] && [ -n "$changes" ] ||
+	die "dpkg-buildpackage made no $(basename "$deb"), $name.dsc or .changes"
 mv "$work/build.log" "$out/build.log"
+# The .deb last: whoever waits for it finds the rest in place
+for f in "$work/$name".* "$work/$name"_*.buildinfo "$changes"; do
+	mv "$f" "$out/"
+done
 mv "$work/$(basename "$deb")" "$deb"
 echo "$deb"
