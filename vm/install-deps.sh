@@ -10,7 +10,7 @@ packages=(
 	linux-source-6.12 linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms dh-dkms
 	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format
-	python3-scipy
+	python3-scipy lintian ansible-lint
 )
 # make fleet's: Debian guests (debootstrap, disk image tools) and Ansible
 [ "${1:-}" = fleet ] && packages+=(debootstrap fdisk qemu-utils e2fsprogs openssh-client ansible-core)

@@ -103,3 +103,4 @@ fi
 echo "1..$n"
 echo "# lint: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
+"$top/vm/lint-packaging.sh" && [ "$failed" -eq 0 ]

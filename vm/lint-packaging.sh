@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make lint's checks of the package and the roll-out, as TAP lines
+# (vm/lint.sh runs it last); none needs a kernel tree:
+#  - debian/changelog's version is dkms.conf's PACKAGE_VERSION;
+#  - dkms.conf repeats none of DKMS's defaults;
+#  - the source package (vm/build-dkms-deb.sh) leaves build/, build
+#    outputs and .git out;
+#  - lintian --pedantic on its .changes (the .dsc and the .deb): no tag;
+#  - DKMS, with the package's dkms.conf and private trees, skips a kernel
+#    without CONFIG_SWAPCACHE_AB_HOOKS=y (exit 77 and its BUILD_EXCLUSIVE
+#    message) whether or not its headers have a .config, and goes on to
+#    build for one with it: fake headers trees, only include/config/auto.conf
+#    (and .config) in them, so the build itself is not tried here
+#    (vm/dkms-install.sh builds against real headers in make check);
+#  - ansible-lint (strict) on fleet/, and ansible-playbook --syntax-check
+#    on each playbook.
+# Exit 1 if any check failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+cd "$top" || exit 1
+
+failed=0 passed=0
+result() { # status description
+	if [ "$1" -eq 0 ]; then
+		echo "ok - $2"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $2"
+		failed=$((failed + 1))
+	fi
+}
+comment() { sed 's/^/# /'; }
+
+version=$(module_version)
+changelog=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+[ -n "$version" ] && [ "$changelog" = "$version" ]
+result $? "debian/changelog's version '$changelog' is dkms.conf's PACKAGE_VERSION '$version'"
+
+# DKMS's own defaults (dkms 3.0.10): the make and clean commands, and a
+# module named after the package
+defaults=$(grep -nE '^(MAKE\[0\]|CLEAN)=|^BUILT_MODULE_NAME\[0\]="?swapcache_ab"?$' dkms.conf)
+[ -z "$defaults" ] || comment <<<"$defaults"
+[ -z "$defaults" ]
+result $? "dkms.conf repeats no DKMS default (MAKE[0], CLEAN, BUILT_MODULE_NAME)"
+
+scratch=$top/build/lint-packaging
+rm -rf "$scratch"
+mkdir -p "$scratch"
+deb=$(vm/build-dkms-deb.sh 2>"$scratch/build-dkms-deb.log")
+rc=$?
+[ $rc -eq 0 ] || comment <"$scratch/build-dkms-deb.log"
+result $rc "vm/build-dkms-deb.sh: source package, $(basename "${deb:-swapcache-ab-dkms.deb}") and .changes"
+out=$top/build/dkms-deb
+changes=$out/swapcache-ab_${version}_all.changes
+tarball=$out/swapcache-ab_$version.tar.xz
+
+if [ -f "$tarball" ]; then
+	# Paths inside the tarball start with its top directory
+	leaked=$(tar tJf "$tarball" | grep -E '^[^/]+/(build|\.git)(/|$)|\.(o|ko|mod)$|\.cmd$|__pycache__' | head -5)
+	[ -z "$leaked" ] || comment <<<"$leaked"
+	[ -z "$leaked" ]
+	result $? \
+		"source package $(basename "$tarball") holds no build/, .git or build outputs ($(tar tJf "$tarball" | wc -l) entries)"
+else
+	result 1 "source package $(basename "$tarball") was built"
+fi
+
+if [ -f "$changes" ]; then
+	# lintian says on stderr that it runs as root
+	lintian --pedantic --display-experimental --fail-on error,warning,info,pedantic \
+		"$changes" >"$scratch/lintian.log" 2>&1
+	rc=$?
+	tags=$(grep -v 'running with root privileges' "$scratch/lintian.log")
+	[ -z "$tags" ] || comment <<<"$tags"
+	[ $rc -eq 0 ] && [ -z "$tags" ]
+	result $? \
+		"lintian --pedantic $(basename "$changes") (.dsc, .deb): exit $rc, $(grep -c . <<<"$tags") tags"
+else
+	result 1 "vm/build-dkms-deb.sh kept $(basename "$changes")"
+fi
+
+# DKMS as a host runs it, on the package's own files, in private trees
+dkms_check() { # name config-lines-in-auto.conf with-.config(0|1) want(skip|build)
+	local name=$1 conf=$2 dotconfig=$3 want=$4 hdr=$scratch/headers-$1 rc log
+	local kver=6.12.0-lint-$name
+	mkdir -p "$hdr/include/config" "$scratch/$name-dkms"
+	printf '%b' "$conf" >"$hdr/include/config/auto.conf"
+	[ "$dotconfig" = 0 ] || printf '%b' "$conf" >"$hdr/.config"
+	# A make that says it was run, where a real tree would build the module
+	printf 'modules clean:\n\t@echo "fake kernel tree: make $@"\n' >"$hdr/Makefile"
+	log=$scratch/$name-dkms.log
+	dkms add -m swapcache_ab -v "$version" --dkmstree "$scratch/$name-dkms" \
+		--sourcetree "$scratch/pkg/usr/src" >"$log" 2>&1 &&
+		dkms build -m swapcache_ab -v "$version" --dkmstree "$scratch/$name-dkms" \
+			--sourcetree "$scratch/pkg/usr/src" -k "$kver" --kernelsourcedir "$hdr" >>"$log" 2>&1
+	rc=$?
+	local desc="headers with .config, "
+	[ "$dotconfig" = 1 ] || desc="headers without .config, "
+	grep -q SWAPCACHE_AB_HOOKS=y "$hdr/include/config/auto.conf" || desc+="no "
+	desc+="CONFIG_SWAPCACHE_AB_HOOKS=y"
+	if [ "$want" = skip ]; then
+		[ $rc -eq 77 ] && grep -q 'BUILD_EXCLUSIVE directive which does not match' "$log"
+		result $? "dkms build skips $kver ($desc): exit $rc, $(grep -o 'includes a BUILD_EXCLUSIVE directive[^.]*' "$log" || echo 'no BUILD_EXCLUSIVE message')"
+	else
+		# make.log: in the build directory, as the build failed
+		[ $rc -ne 77 ] && ! grep -q BUILD_EXCLUSIVE "$log" &&
+			grep -rqs 'fake kernel tree: make modules' "$scratch/$name-dkms"
+		result $? "dkms build goes on to make for $kver ($desc): exit $rc (the fake tree builds no .ko)"
+	fi
+	[ $rc -eq 77 ] || [ "$want" = build ] || comment <"$log"
+}
+if [ -f "${deb:-}" ] && dpkg-deb -x "$deb" "$scratch/pkg"; then
+	dkms_check nohooks 'CONFIG_MODULES=y\n' 0 skip
+	dkms_check nohooks-config 'CONFIG_MODULES=y\n# CONFIG_SWAPCACHE_AB_HOOKS is not set\n' 1 skip
+	dkms_check hooks 'CONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' 0 build
+else
+	result 1 "the swapcache-ab-dkms .deb unpacked for the DKMS checks"
+fi
+
+# Ansible: its own cache in build/, no network
+if command -v ansible-lint >/dev/null; then
+	lint=$(XDG_CACHE_HOME=$scratch/cache ansible-lint --offline --strict --nocolor -p fleet/ 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] || comment <<<"$lint"
+	result $rc "ansible-lint --strict fleet/: $(grep -cE '^[^ ]+:[0-9]+' <<<"$lint") violations"
+else
+	result 1 "ansible-lint installed (vm/install-deps.sh)"
+fi
+for p in fleet/site.yml fleet/remove.yml; do
+	out=$(ANSIBLE_CONFIG=$top/fleet/ansible.cfg ansible-playbook -i localhost, --syntax-check "$p" 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] || comment <<<"$out"
+	result $rc "ansible-playbook --syntax-check $p"
+done
+
+echo "# lint-packaging: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
