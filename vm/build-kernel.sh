@@ -6,13 +6,16 @@
 # with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|host [MAKE_TARGETS...]]
+# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|host|ref-NAME [MAKE_TARGETS...]]
 # (in build/<KVER>/ for KVER other than 6.12)
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
 #   stock2:            build/stock2/{linux,kernel}: stock built a second
 #                      time, released as -stock2 (make ab's A/A)
 #   debug:             build/linux, build/debug/kernel, + vm/debug.config
+#   ref-NAME:          build/ref-NAME/{linux,kernel}: stock plus
+#                      bench/reference/NAME.patch, released as -ref-NAME
+#                      (make ab's fidelity pass; 6.12 only)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +40,36 @@ stock2)
 	fi ;;
 debug) EXTRA_CONFIG=$top/vm/debug.config ;;
 host) EXTRA_CONFIG=$top/fleet/host.config ;;
+ref-*)
+	# As stock2, hard links to stock's source, with the files the patch
+	# touches copied first: patch must not write through a link into
+	# stock's tree.  A changed patch relinks the tree from stock
+	[ "$KVER" = 6.12 ] || die "bench/reference/ patches stock 6.12, not $KVER"
+	ref_patch=$REFERENCE_DIR/${variant#ref-}.patch
+	src=$BUILD_DIR/$variant/linux
+	"$top/vm/build-kernel.sh" stock prepare
+	if [ -f "$src/Makefile" ] && ! cmp -s "$ref_patch" "$src/.swapcache_ab-reference.patch"; then
+		log "$(basename "$ref_patch") changed: relinking $src from stock"
+		rm -rf "$src"
+	fi
+	if [ ! -f "$src/Makefile" ]; then
+		mkdir -p "$(dirname "$src")"
+		rm -rf "$src.tmp"
+		cp -al "$STOCK_SRC_DIR" "$src.tmp"
+		ref_files=$(sed -n 's|^+++ b/||p' "$ref_patch")
+		for f in $ref_files; do
+			cp --remove-destination "$STOCK_SRC_DIR/$f" "$src.tmp/$f"
+		done
+		log "applying bench/reference/$(basename "$ref_patch") to $src"
+		patch -s -d "$src.tmp" -p1 -N --no-backup-if-mismatch <"$ref_patch" ||
+			die "$(basename "$ref_patch") does not apply to stock"
+		for f in $ref_files; do
+			! cmp -s "$STOCK_SRC_DIR/$f" "$src.tmp/$f" ||
+				die "$f: the patch changed stock's copy too (a hard link)"
+		done
+		cp "$ref_patch" "$src.tmp/.swapcache_ab-reference.patch"
+		mv "$src.tmp" "$src"
+	fi ;;
 esac
 
 [ -f "$LINUX_TARBALL" ] || die "$LINUX_TARBALL missing: run vm/install-deps.sh"
@@ -76,7 +109,7 @@ apply_series() {
 	done
 	cp -r "$SERIES_DIR" "$applied"
 }
-case $variant in stock*) ;; *) apply_series ;; esac
+case $variant in stock* | ref-*) ;; *) apply_series ;; esac
 
 mkdir -p "$obj"
 # The release names the packages and /lib/modules: patched and debug kernels
@@ -87,6 +120,7 @@ debug) echo -swapcache-ab-debug >"$obj/localversion-swapcache-ab" ;;
 host) echo -swapcache-ab-host >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
 stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
+ref-*) echo "-$variant" >"$obj/localversion-swapcache-ab" ;;
 esac
 # allnoconfig plus only what the VM and the tests use: 1,255 objects for
 # the patched kernel against 2,341 from x86_64_defconfig + kvm_guest.config
@@ -104,14 +138,14 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	for f in "${fragments[@]}"; do
 		grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$f" |
 		while read -r line; do
-			[[ $variant == stock* ]] && [[ $line == *SWAPCACHE_AB* ]] && continue
+			[[ $variant == stock* || $variant == ref-* ]] && [[ $line == *SWAPCACHE_AB* ]] && continue
 			grep -qxF "$line" "$obj/.config" || die "config: '$line' did not stick (see $f)"
 		done
 	done
 	echo "$want" >"$stamp"
 fi
-if [[ $variant == stock* ]] && grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config"; then
-	die "stock kernel has the hooks"
+if [[ $variant == stock* || $variant == ref-* ]] && grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config"; then
+	die "$variant kernel has the hooks"
 fi
 
 log "building $variant kernel in $obj: ${targets[*]}"

@@ -33,6 +33,11 @@ HOST_KERNEL_DIR=$BUILD_DIR/host/kernel
 # calibration of the boot-level comparison
 STOCK2_SRC_DIR=$BUILD_DIR/stock2/linux
 STOCK2_KERNEL_DIR=$BUILD_DIR/stock2/kernel
+# Reference kernels of make ab's fidelity pass: stock 6.12 plus one patch
+# of bench/reference/, the old policy compiled in; variant ref-NAME for
+# bench/reference/NAME.patch, in build/ref-NAME/{linux,kernel}: the same
+# depth as stock's, so ccache builds them from stock's objects
+REFERENCE_DIR=$top/bench/reference
 # Outside the clone, so that CI's fresh clone reuses what a session built
 CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/swapcache_ab-ccache}
 export CCACHE_BASEDIR=$top
@@ -86,7 +91,11 @@ kernel_dir() {
 	host) echo "$HOST_KERNEL_DIR" ;;
 	stock) echo "$STOCK_KERNEL_DIR" ;;
 	stock2) echo "$STOCK2_KERNEL_DIR" ;;
-	*) die "unknown kernel variant '$1' (patched, debug, host, stock or stock2)" ;;
+	ref-*)
+		[ -f "$REFERENCE_DIR/${1#ref-}.patch" ] ||
+			die "kernel variant '$1': no bench/reference/${1#ref-}.patch"
+		echo "$BUILD_DIR/$1/kernel" ;;
+	*) die "unknown kernel variant '$1' (patched, debug, host, stock, stock2 or ref-NAME)" ;;
 	esac
 }
 # The debug kernel's selftest profile (make check, make mutants): under the
