@@ -41,9 +41,10 @@ log "building swapcache-ab $version: source package and swapcache-ab-dkms"
 		(cd "$work/$name" && dpkg-buildpackage --build=source,all -us -uc)
 } >"$work/build.log" 2>&1 ||
 	{ tail -20 "$work/build.log"; die "the package build failed (log: above)"; }
-changes=$(ls "$work"/"$name"_*.changes 2>/dev/null | head -1)
-[ -f "$work/$(basename "$deb")" ] && [ -f "$work/$name.dsc" ] && [ -n "$changes" ] ||
+changes=$(find "$work" -maxdepth 1 -name "${name}_*.changes" | head -1)
+if [ ! -f "$work/$(basename "$deb")" ] || [ ! -f "$work/$name.dsc" ] || [ -z "$changes" ]; then
 	die "dpkg-buildpackage made no $(basename "$deb"), $name.dsc or .changes"
+fi
 mv "$work/build.log" "$out/build.log"
 # The .deb last: whoever waits for it finds the rest in place
 for f in "$work/$name".* "$work/$name"_*.buildinfo "$changes"; do
