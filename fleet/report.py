@@ -4,8 +4,11 @@
 
 Usage: fleet/report.py RESULTS_DIR < summary.json
 
-summary.json (fleet/site.yml writes it): {host: {"results": bench/bench's
-output on that host, "left_out": why the host took no part, or ""}}.
+summary.json (fleet/site.yml makes it from the output each host left in
+RESULTS_DIR/<host>/bench.out): {host: {"results": bench/bench's output on
+that host, "left_out": why the host took no part, or ""}}.  It is kept as
+RESULTS_DIR/summary.json, so that the report can be made again offline:
+fleet/report.py RESULTS_DIR < RESULTS_DIR/summary.json.
 
 Writes RESULTS_DIR/results.txt: each host's lines under its own kernel
 label (the host name, as site.yml runs bench/bench), then the same lines
@@ -55,6 +58,8 @@ def main():
                 for h, s in sorted(summary.items()) if not s.get("results")}
 
     os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
     lines = []
     for host, text in taking_part.items():
         lines += text.splitlines()
