@@ -5,12 +5,15 @@
 # with debhelper's dh-dkms from debian/ (dh_dkms writes the postinst that
 # has DKMS build the module for the running and the newest kernel, where
 # they have the hooks, and the prerm that removes it from every kernel).
-# As Debian builds a package: the source package first, from the work tree
-# (debian/source/options keeps build/ and build outputs out of it), then
-# the .deb from that source package alone, with one .changes for both.
-# Its version is debian/changelog's, which make lint checks is dkms.conf's
-# PACKAGE_VERSION.  Into build/dkms-deb/: the .dsc and its tarball, the
-# .deb, the .buildinfo and the .changes; prints the .deb's path.
+# As Debian builds a package: the source package first, from the files of
+# the work tree that git tracks or would (build outputs and build/ are
+# left out, and a build running meanwhile in the tree cannot change the
+# copy under dpkg-source; debian/source/options does the same for a
+# source package built in the tree itself), then the .deb from it, with
+# one .changes for both.  Its version is debian/changelog's, which make
+# lint checks is dkms.conf's PACKAGE_VERSION.  Into build/dkms-deb/: the
+# .dsc and its tarball, the .deb, the .buildinfo and the .changes; prints
+# the .deb's path.
 #
 # Usage: vm/build-dkms-deb.sh
 set -euo pipefail
@@ -32,14 +35,20 @@ work=$(mktemp -d "$out/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 log "building swapcache-ab $version: source package and swapcache-ab-dkms"
-# dpkg-source writes into the current directory, dpkg-buildpackage into
-# the parent of the tree it builds: both into $work, never next to $top
-{
-	mkdir "$work/from-tree" &&
-		(cd "$work/from-tree" && dpkg-source -b "$top") &&
-		(cd "$work" && dpkg-source -x "from-tree/$name.dsc" "$name") &&
-		(cd "$work/$name" && dpkg-buildpackage --build=source,all -us -uc)
-} >"$work/build.log" 2>&1 ||
+src=$work/swapcache-ab-$version
+mkdir "$src"
+if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	git -C "$top" ls-files -z -c -o --exclude-standard |
+		while IFS= read -r -d '' f; do
+			# Tracked, but deleted in the work tree
+			[ -e "$top/$f" ] || [ -L "$top/$f" ] && printf '%s\0' "$f"
+		done | (cd "$top" && xargs -0 cp -p --parents -t "$src")
+else
+	# An unpacked source package: debian/source/options applies
+	tar -C "$top" --exclude=./build -cf - . | tar -C "$src" -xf -
+fi
+# dpkg-buildpackage writes into the parent of the tree it builds: $work
+(cd "$src" && dpkg-buildpackage --build=source,all -us -uc) >"$work/build.log" 2>&1 ||
 	{ tail -20 "$work/build.log"; die "the package build failed (log: above)"; }
 changes=$(find "$work" -maxdepth 1 -name "${name}_*.changes" | head -1)
 if [ ! -f "$work/$(basename "$deb")" ] || [ ! -f "$work/$name.dsc" ] || [ -z "$changes" ]; then

@@ -14,6 +14,9 @@
 #    build for one with it: fake headers trees, only include/config/auto.conf
 #    (and .config) in them, so the build itself is not tried here
 #    (vm/dkms-install.sh builds against real headers in make check);
+#  - a hookless kernel installed later: DKMS's kernel hook (dkms
+#    autoinstall) and the package's own succeed, DKMS's BUILD_EXCLUSIVE
+#    message shown;
 #  - ansible-lint (strict) on fleet/, and ansible-playbook --syntax-check
 #    on each playbook.
 # Exit 1 if any check failed.
@@ -69,6 +72,28 @@ else
 	result 1 "source package $(basename "$tarball") was built"
 fi
 
+# debian/source/options itself, as dpkg-source applies it to a source
+# package built in the tree (gbp, sbuild, dpkg-buildpackage there): a
+# tree of debian/ and what make check, make ab and kbuild leave behind
+opts=$scratch/options/swapcache-ab-$version
+mkdir -p "$opts/build/linux" "$opts/module" "$opts/bench/__pycache__"
+cp -r debian Kbuild "$opts/"
+for f in build/linux/vmlinux module/swapcache_ab.o module/swapcache_ab.ko module/swapcache_ab.mod \
+	module/swapcache_ab.mod.c module/.swapcache_ab.o.cmd Module.symvers modules.order \
+	bench/__pycache__/report.cpython-311.pyc; do
+	echo artefact >"$opts/$f"
+done
+if (cd "$scratch/options" && dpkg-source -b "swapcache-ab-$version") >"$scratch/options.log" 2>&1; then
+	listing=$(tar tJf "$scratch/options/swapcache-ab_$version.tar.xz")
+	kept=$(grep -E '/(build|__pycache__)/|\.(o|ko|mod|mod\.c|cmd)$|Module\.symvers|modules\.order' <<<"$listing")
+	[ -z "$kept" ] || comment <<<"$kept"
+	grep -qx "swapcache-ab-$version/Kbuild" <<<"$listing" && [ -z "$kept" ]
+	result $? "debian/source/options: dpkg-source -b leaves build/, module build outputs and __pycache__ out, keeps the sources"
+else
+	comment <"$scratch/options.log"
+	result 1 "debian/source/options: dpkg-source -b on a tree with build outputs"
+fi
+
 if [ -f "$changes" ]; then
 	# lintian says on stderr that it runs as root
 	lintian --pedantic --display-experimental --fail-on error,warning,info,pedantic \
@@ -113,10 +138,38 @@ dkms_check() { # name config-lines-in-auto.conf with-.config(0|1) want(skip|buil
 	fi
 	[ $rc -eq 77 ] || [ "$want" = build ] || comment <"$log"
 }
+# A kernel installed later, as its package's postinst runs the hooks in
+# /etc/kernel/postinst.d: DKMS's own (dkms autoinstall) and the package's
+# (etc/kernel/postinst.d/swapcache-ab-dkms), through a dkms that works in
+# the private trees of dkms_check's run for that kernel
+kernel_hooks_check() { # name
+	local name=$1 kver=6.12.0-lint-$1 bin=$scratch/$1-bin rc log=$scratch/$1-hook.log
+	mkdir -p "$bin" "$scratch/$name-modules/$kver" "$scratch/$name-install"
+	ln -sfn "$scratch/headers-$name" "$scratch/$name-modules/$kver/build"
+	cat >"$bin/dkms" <<DKMS
+#!/bin/sh
+exec /usr/sbin/dkms "\$@" --dkmstree "$scratch/$name-dkms" --sourcetree "$scratch/pkg/usr/src" \\
+	--installtree "$scratch/$name-install" --kernelsourcedir "$scratch/headers-$name" --no-depmod
+DKMS
+	chmod +x "$bin/dkms"
+	PATH=$bin:$PATH dkms autoinstall -k "$kver" >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || comment <"$log"
+	result $rc "dkms autoinstall -k $kver (DKMS's kernel hook) leaves swapcache_ab alone: exit $rc"
+	PATH=$bin:$PATH SWAPCACHE_AB_MODULES_DIR=$scratch/$name-modules \
+		"$scratch/pkg/etc/kernel/postinst.d/swapcache-ab-dkms" "$kver" >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && grep -q 'BUILD_EXCLUSIVE directive which does not match' "$log"
+	result $? "/etc/kernel/postinst.d/swapcache-ab-dkms $kver (no hooks): exit $rc, $(grep -o 'has no CONFIG_SWAPCACHE_AB_HOOKS[^:]*' "$log" || echo 'no skip message')"
+	[ $rc -eq 0 ] || comment <"$log"
+}
 if [ -f "${deb:-}" ] && dpkg-deb -x "$deb" "$scratch/pkg"; then
 	dkms_check nohooks 'CONFIG_MODULES=y\n' 0 skip
 	dkms_check nohooks-config 'CONFIG_MODULES=y\n# CONFIG_SWAPCACHE_AB_HOOKS is not set\n' 1 skip
 	dkms_check hooks 'CONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' 0 build
+	kernel_hooks_check nohooks
+	[ -x "$scratch/pkg/etc/kernel/header_postinst.d/swapcache-ab-dkms" ]
+	result $? "swapcache-ab-dkms ships its kernel hook in /etc/kernel/postinst.d and header_postinst.d"
 else
 	result 1 "the swapcache-ab-dkms .deb unpacked for the DKMS checks"
 fi
