@@ -6,7 +6,8 @@
 #  - debian/changelog's version is dkms.conf's PACKAGE_VERSION;
 #  - dkms.conf repeats none of DKMS's defaults;
 #  - the source package (vm/build-dkms-deb.sh) leaves build/, build
-#    outputs and .git out;
+#    outputs and .git out, and so does debian/source/options for one
+#    built in the tree itself;
 #  - lintian --pedantic on its .changes (the .dsc and the .deb): no tag;
 #  - DKMS, with the package's dkms.conf and private trees, skips a kernel
 #    without CONFIG_SWAPCACHE_AB_HOOKS=y (exit 77 and its BUILD_EXCLUSIVE
@@ -45,7 +46,8 @@ result $? "debian/changelog's version '$changelog' is dkms.conf's PACKAGE_VERSIO
 
 # DKMS's own defaults (dkms 3.0.10): the make and clean commands, and a
 # module named after the package
-defaults=$(grep -nE '^(MAKE\[0\]|CLEAN)=|^BUILT_MODULE_NAME\[0\]="?swapcache_ab"?$' dkms.conf)
+make_default='"make -C \$\{?kernel_source_dir\}? M=\$\{?dkms_tree\}?/[^ ]*/build'
+defaults=$(grep -nE "^MAKE\[0\]=$make_default( modules)?\"$|^CLEAN=$make_default clean\"$|^BUILT_MODULE_NAME\[0\]=\"?swapcache_ab\"?$" dkms.conf)
 [ -z "$defaults" ] || comment <<<"$defaults"
 [ -z "$defaults" ]
 result $? "dkms.conf repeats no DKMS default (MAKE[0], CLEAN, BUILT_MODULE_NAME)"
