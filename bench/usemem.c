@@ -29,21 +29,30 @@
  * that dies, say to the OOM killer, fails the run instead of hanging it.
  *
  * Usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]]
- *               [-c name=path]...
- * -c samples one more counter around the window, up to 8: a file holding
- * one unsigned integer, e.g. /sys/kernel/mm/swapcache_ab/stats/wb_tagged.
+ *               [-c name=path[:key[:field]]]...
+ * -c samples one more counter around the window, up to 16: a file holding
+ * one unsigned integer, e.g. /sys/kernel/mm/swapcache_ab/stats/wb_tagged;
+ * or, with a key, the field-th number (1 by default) of the line whose
+ * first word is the key, e.g. /proc/stat:ctxt, /proc/stat:cpu:4 (idle).
+ * The path may be a glob: the counter is the sum over the files it
+ * matches: e.g. the entries: line of every CPU's stats file under
+ * /sys/kernel/tracing/per_cpu.
  *
  * Prints one line per process, then:
  *   usemem: <mode> <nproc> x <MB> MB: <KB/s> KB/s total, <bad> bad words
  *   usemem: window <seconds> s
+ *   usemem: work <pages> pages	pages the timed phases wrote, all workers
  *   usemem: counter <name> <delta>	pswpout, pswpin, then each -c
  *   usemem: swapout <KB/s> KB/s	pswpout over the window
- * where KB/s total sums each process's SIZE over its own timed phase.
+ * where KB/s total sums each process's SIZE over its own timed phase, and
+ * the window is CLOCK_MONOTONIC: guest time in a VM (under QEMU's -icount
+ * shift=0, one nanosecond per guest instruction while the guest runs).
  * Exits 1 on bad words or any failure, 2 on bad arguments.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -63,7 +72,7 @@
 #endif
 
 #define CHUNK_PAGES	16
-#define MAX_COUNTERS	(2 + 8)		/* pswpout, pswpin, then -c */
+#define MAX_COUNTERS	(2 + 16)	/* pswpout, pswpin, then -c */
 /* How often the parent looks for a worker gone without closing its pipe */
 #define POLL_MS		100
 #define BITS_PER_LONG	(8 * sizeof(unsigned long))
@@ -98,6 +107,8 @@ struct worker {
 struct counter {
 	const char *name;
 	const char *path;	/* NULL: the line of that name in /proc/vmstat */
+	const char *key;	/* NULL: the file is one integer */
+	unsigned int field;	/* with key: which number of its line */
 	unsigned long long v[2];	/* before and after the window */
 };
 
@@ -457,24 +468,71 @@ static bool start_worker(struct worker *w, unsigned int i, enum mode mode,
 	return true;
 }
 
-/* One unsigned integer, alone on the first line of @path */
-static bool read_file_counter(const char *path, unsigned long long *v)
+/* The @field-th number after @key, the first word of a line of @f */
+static bool read_keyed(FILE *f, const char *key, unsigned int field,
+		       unsigned long long *v)
 {
+	char line[512], *word, *save, *end;
+	unsigned int n;
+
+	while (fgets(line, sizeof(line), f)) {
+		word = strtok_r(line, " \t\n", &save);
+		if (!word || strcmp(word, key))
+			continue;
+		n = 0;
+		while ((word = strtok_r(NULL, " \t\n", &save))) {
+			errno = 0;
+			*v = strtoull(word, &end, 10);
+			if (end == word || *end || errno)
+				continue;	/* a word, not a number */
+			if (++n == field)
+				return true;
+		}
+		break;
+	}
+	return false;
+}
+
+/*
+ * One unsigned integer, alone on the first line of @path; with @key, the
+ * @field-th number of the line that @key starts.  A glob sums its files.
+ */
+static bool read_file_counter(const struct counter *c, unsigned long long *v)
+{
+	unsigned long long x, sum = 0;
 	char line[64], *end;
-	bool ok = false;
+	bool ok = true;
+	glob_t g;
+	size_t i;
 	FILE *f;
 
-	f = fopen(path, "r");
-	if (!f)
+	if (glob(c->path, 0, NULL, &g)) {
+		errno = ENOENT;
 		return false;
-	errno = 0;
-	if (fgets(line, sizeof(line), f)) {
-		*v = strtoull(line, &end, 10);
-		ok = end != line && !errno && (*end == '\n' || !*end);
 	}
-	fclose(f);
+	for (i = 0; ok && i < g.gl_pathc; i++) {
+		f = fopen(g.gl_pathv[i], "r");
+		if (!f) {
+			ok = false;
+			break;
+		}
+		errno = 0;
+		if (c->key) {
+			ok = read_keyed(f, c->key, c->field, &x);
+		} else {
+			ok = false;
+			if (fgets(line, sizeof(line), f)) {
+				x = strtoull(line, &end, 10);
+				ok = end != line && !errno && (*end == '\n' || !*end);
+			}
+		}
+		fclose(f);
+		sum += ok ? x : 0;
+	}
+	globfree(&g);
 	if (!ok && !errno)
 		errno = EINVAL;
+	*v = sum;
 	return ok;
 }
 
@@ -507,7 +565,7 @@ static bool sample(struct counter *c, unsigned int n, int when)
 		return false;
 	}
 	for (i = 0; i < n; i++) {
-		if (c[i].path && !read_file_counter(c[i].path, &c[i].v[when])) {
+		if (c[i].path && !read_file_counter(&c[i], &c[i].v[when])) {
 			fprintf(stderr, "usemem: counter %s: cannot read an unsigned integer from %s: %s\n",
 				c[i].name, c[i].path, strerror(errno));
 			return false;
@@ -518,7 +576,7 @@ static bool sample(struct counter *c, unsigned int n, int when)
 
 static void usage_exit(void)
 {
-	fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]] [-c name=path]...\n");
+	fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]] [-c name=path[:key[:field]]]...\n");
 	exit(2);
 }
 
@@ -533,7 +591,7 @@ int main(int argc, char **argv)
 	enum mode mode = SEQ;
 	struct pollfd *pfd;
 	struct worker *w;
-	char *eq;
+	char *eq, *colon;
 
 	page_sz = sysconf(_SC_PAGESIZE);
 	while ((opt = getopt(argc, argv, "m:n:s:c:")) != -1) {
@@ -567,7 +625,24 @@ int main(int argc, char **argv)
 			}
 			*eq = '\0';
 			ctr[nctr].name = optarg;
-			ctr[nctr++].path = eq + 1;
+			ctr[nctr].path = eq + 1;
+			colon = strchr(eq + 1, ':');
+			if (colon) {
+				*colon = '\0';
+				ctr[nctr].key = colon + 1;
+				ctr[nctr].field = 1;
+				colon = strchr(colon + 1, ':');
+				/* a key may end in ':' ("entries:"): a field follows a second one */
+				if (colon && colon[1]) {
+					*colon = '\0';
+					ctr[nctr].field = strtoul(colon + 1, NULL, 10);
+				}
+				if (!*ctr[nctr].key || !ctr[nctr].field) {
+					fprintf(stderr, "usemem: -c %s: bad key or field\n", optarg);
+					return 2;
+				}
+			}
+			nctr++;
 			break;
 		default:
 			usage_exit();
@@ -637,7 +712,8 @@ int main(int argc, char **argv)
 	}
 	printf("usemem: %s %u x %lu MB: %.0f KB/s total, %lu bad words\n",
 	       mode_names[mode], nproc, size >> 20, kbps, bad);
-	printf("usemem: window %.3f s\n", window);
+	printf("usemem: window %.6f s\n", window);
+	printf("usemem: work %lu pages\n", nproc * (size / page_sz));
 	for (i = 0; i < nctr; i++)
 		printf("usemem: counter %s %lld\n", ctr[i].name,
 		       (long long)(ctr[i].v[1] - ctr[i].v[0]));
