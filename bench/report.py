@@ -24,6 +24,11 @@ with the same workload and metric, where both sides ran the same code.
 
 Any FAILED line, any planned measurement without a throughput, and any
 malformed line fails the report (exit 1), naming the run.
+
+With reference kernels in the boot rounds (make ab FIDELITY=1), a fidelity
+table sets each knob's runtime A/B beside its reboot A/B (the kernels of
+bench/reference/knobs), with their difference and the boot-level A/A
+(stock vs stock2); see fidelity().
 """
 import csv
 import json
@@ -36,12 +41,17 @@ from collections import defaultdict
 import numpy as np
 from scipy import stats
 
-PERFORMANCE = re.compile(r"^(throughput|swapout_kbps|latency_.*)$")
+PERFORMANCE = re.compile(r"^(throughput|swapout_kb_per_guest_s|latency_.*|insns_per_.*|guest_ns_per_.*)$")
 # Metrics where smaller is better, for the verdict's wording
-LOWER_IS_BETTER = re.compile(r"^latency_")
-# Where a run sat (sequence position, which of the two cgroups): balanced
-# across pairs by bench/bench, not a measurement
-NOT_COMPARED = {"position", "cgroup_y"}
+LOWER_IS_BETTER = re.compile(r"^(latency_|insns_per_|guest_ns_per_)")
+# Where a run sat (sequence position, which of the two cgroups, whether
+# the module's sites were hooked at mainline): balanced across pairs by
+# bench/bench or naming the pairs, not a measurement
+NOT_COMPARED = {"position", "cgroup_y", "mainline_ops"}
+# Metric names of earlier runs, as they are called now: usemem's swap-out
+# rate is pswpout over the window's guest time, which under -icount counts
+# instructions, not a bandwidth
+RENAMED = {"swapout_kbps": "swapout_kb_per_guest_s"}
 # bench/bench mode=locks runs under the label "locks": only its counts count
 LOCK_PASS = "locks"
 LOCK_PASS_METRICS = re.compile(r"^(lock|vmstat)\.")
@@ -56,12 +66,16 @@ OTHER_LABEL = "mainline"
 HEADLINES = {
     "offset_key": ([("swap-w-seq", "throughput")], [("swap-w-seq", "xarray.type1_height")]),
     "offset_key.trunks0": ([("swap-w-seq", "throughput")], [("swap-w-seq", "xarray.type1_height")]),
-    "skip_wb_tags": ([("swap-w-seq", "swapout_kbps"), ("swap-w-seq", "throughput")],
+    "skip_wb_tags": ([("swap-w-seq", "insns_per_pswpout"), ("swap-w-seq", "swapout_kb_per_guest_s"),
+                      ("swap-w-seq", "throughput")],
                      [("swap-w-seq", "swapcache_ab.wb_tagged"), ("swap-w-seq", "memcg.wb_tagged")]),
     "cow_free": ([("pmbench-async", "throughput"), ("anon-cow-swap", "throughput")],
                  [("pmbench-async", "swapcache_ab.cow_kept_per_s"),
                   ("anon-cow-swap", "swapcache_ab.cow_kept"), ("anon-cow-swap", "memcg.cow_kept")]),
+    "hook_dispatch": ([("swap-w-seq", "insns_per_pswpout"), ("swap-w-seq", "guest_ns_per_pswpout"),
+                       ("anon-cow-swap", "insns_per_page"), ("swap-w-seq", "swapout_kb_per_guest_s")], []),
 }
+HOOK_KNOB = "hook_dispatch"
 # A kernel label whose runs say which cgroup they ran in is a simultaneous pass
 SIMULTANEOUS_MARK = "cgroup_y"
 # The two passes of MODE=simultaneous, as bench/ab.sh labels them
@@ -73,23 +87,28 @@ class ReportError(Exception):
 
 
 def parse(lines):
-    """(values, plans, failures) from bench/bench's lines.
+    """(values, plans, failures, notes) from bench/bench's lines.
 
     values: {(kernel, knob, side, pair, workload, metric): float}
     plans: set of (kernel, knob, side, pair, workload)
     failures: list of strings naming the run and why
+    notes: list of NOTE lines' text, each once
     """
-    values, plans, failures, errors = {}, set(), [], []
+    values, plans, failures, errors, notes = {}, set(), [], [], []
     for lineno, line in enumerate(lines, 1):
         parts = line.split()
-        if not parts or parts[0] not in ("PLAN", "RESULT", "FAILED"):
+        if not parts or parts[0] not in ("PLAN", "RESULT", "FAILED", "NOTE"):
             continue
         kind = parts[0]
-        if kind == "PLAN" and len(parts) == 6:
+        if kind == "NOTE":
+            if " ".join(parts[1:]) not in notes:
+                notes.append(" ".join(parts[1:]))
+        elif kind == "PLAN" and len(parts) == 6:
             plans.add(tuple(parts[1:6]))
         elif kind == "FAILED" and len(parts) >= 7:
             failures.append(f"{' '.join(parts[1:6])}: {' '.join(parts[6:])}")
         elif kind == "RESULT" and len(parts) == 8:
+            parts[6] = RENAMED.get(parts[6], parts[6])
             key = tuple(parts[1:7])
             try:
                 x = float(parts[7])
@@ -109,7 +128,7 @@ def parse(lines):
         if plan + ("throughput",) not in values and not any(
                 f.startswith(" ".join(plan) + ":") for f in failures):
             failures.append(f"{' '.join(plan)}: printed no throughput (crashed or cut off?)")
-    return values, plans, failures
+    return values, plans, failures, notes
 
 
 def mean_pct_stddev(xs):
@@ -177,8 +196,17 @@ def fmt_interval(row):
             f"[{fmt_pct(row['ci_low_pct'])}, {fmt_pct(row['ci_high_pct'])}]")
 
 
-def comparisons(values, kver="6.12"):
-    """(name, title, base selector, other selector, calibration name)."""
+def hooked_aa(values, kernel):
+    """Whether the A/A pairs of a knob pass ran with every site hooked at
+    mainline (the module loaded with mainline_ops=1), as bench/bench says"""
+    flags = {x for k, x in values.items()
+             if k[0] == kernel and k[1] == "aa" and k[5] == "mainline_ops"}
+    return flags == {1.0}
+
+
+def comparisons(values, kver="6.12", reference=()):
+    """(name, title, base selector, other selector, calibration name).
+    reference: bench/reference/knobs' (knob, A kernel, B kernel) lines"""
     groups = {(k[0], k[1], k[2]) for k in values}
     out = []
     for kernel, knob in sorted({(g[0], g[1]) for g in groups}):
@@ -187,16 +215,26 @@ def comparisons(values, kver="6.12"):
         if (kernel, knob, "0") in groups and (kernel, knob, "1") in groups:
             aa = f"aa@{kernel}" if (kernel, "aa", "a1") in groups else None
             title = f"{knob}: A = 0 ({BASE_LABEL}), B = 1 ({OTHER_LABEL}); kernel {kernel}"
+            if knob == HOOK_KNOB:
+                title = (f"hook dispatch: A = hooked mainline (module loaded with mainline_ops=1), "
+                         f"B = unhooked (loaded without), every knob at 1; kernel {kernel}")
             if kernel == LOCK_PASS:
                 title = (f"{knob}: A = 0, B = 1; lock pass (plain TCG, several vCPUs, "
                          "lock:contention_begin traced): counts only, its timings are not compared")
             out.append((f"{knob}@{kernel}", title, (kernel, knob, "0"), (kernel, knob, "1"), aa))
     for kernel in sorted({g[0] for g in groups if g[1] == "aa"}):
+        how = ("hooked at mainline (mainline_ops=1), as the A sides are" if hooked_aa(values, kernel)
+               else "unhooked (every site's key off)")
         out.append((f"aa@{kernel}",
-                    f"A/A calibration: every knob at 1 on both sides; kernel {kernel}",
+                    f"A/A calibration: every knob at 1 on both sides, {how}; kernel {kernel}",
                     (kernel, "aa", "a1"), (kernel, "aa", "a2"), None))
     boots = {g[0] for g in groups if g[1] == "-"}
     cal = "stock2-vs-stock" if {"stock", "stock2"} <= boots else None
+    for knob, a, b in reference:
+        if {a, b} <= boots:
+            out.append((f"reboot:{knob}",
+                        f"reboot A/B of {knob}: A = {a}, B = {b} (one boot per run, boot rounds)",
+                        (a, "-", "-"), (b, "-", "-"), cal))
     if {"stock", "patched"} <= boots:
         out.append(("overhead", f"hook overhead: A = stock {kver}, B = patched {kver}, module not loaded",
                     ("stock", "-", "-"), ("patched", "-", "-"), cal))
@@ -379,6 +417,258 @@ def render_modes(found):
     return text
 
 
+# The fidelity pass: each knob's runtime A/B beside its reboot A/B
+REFERENCE_KNOBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "knobs")
+# Per workload, the performance figure compared, the first of these that
+# both A/Bs measured: guest time per unit of work (instructions under
+# icount), then the workload's own rate
+FIDELITY_METRICS = ("insns_per_page", "guest_ns_per_page", "insns_per_access",
+                    "guest_ns_per_access", "throughput")
+# The mechanism figures both kernels show, compared side by side
+FIDELITY_MECHANISMS = ("vmstat.pswpout", "vmstat.pswpin", "meminfo.SwapCached_after")
+# Shown, not judged: what the harness costs (a work item per page shows here)
+FIDELITY_HARNESS = ("ctxt", "wq_executions")
+# Only the module shows these: on a reference kernel they are not measured
+MODULE_ONLY = ("xarray.type1_height", "xarray.type1_nodes")
+# A mechanism figure agrees when each side's mean is within 10% (or 16
+# units, for counts near 0) of the same side's mean on the other A/B:
+# under icount these counts are close to deterministic, and an old
+# policy that does not do what the old kernel did moves them by far more
+MECH_REL_TOL, MECH_ABS_TOL = 0.10, 16
+CONFIDENCE = 0.95
+
+
+def load_reference(path=REFERENCE_KNOBS):
+    """bench/reference/knobs: [(knob, A kernel, B kernel)]"""
+    out = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                w = line.split("#")[0].split()
+                if len(w) == 3:
+                    out.append(tuple(w))
+    return out
+
+
+def median_os_interval(changes, confidence=CONFIDENCE):
+    """Median and the distribution-free order-statistic interval
+    [x_(k), x_(n+1-k)] around it, with the largest k whose coverage,
+    1 - 2 * P(Binomial(n, 1/2) <= k - 1), is at least @confidence; if no k
+    reaches it (n < 6), k = 1 and the coverage it has: (lo, hi, coverage).
+    For n = 5: [min, max], 93.75%."""
+    x = sorted(changes)
+    n = len(x)
+    med = float(np.median(x)) if n else None
+    if n < 2:
+        return med, None, None, None
+    best = 1
+    for k in range(1, n // 2 + 1):
+        if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= confidence:
+            best = k
+    cov = float(1 - 2 * stats.binom.cdf(best - 1, n, 0.5))
+    return med, float(x[best - 1]), float(x[n - best]), cov
+
+
+def log_ratios(row):
+    """log(B/A) per pair, or None where a side is not positive"""
+    if not row or row.get("n", 0) == 0 or any(v <= 0 for v in row["a"] + row["b"]):
+        return None
+    return [math.log(b / a) for a, b in zip(row["a"], row["b"])]
+
+
+def pct(log_x):
+    return None if log_x is None else 100 * math.expm1(log_x)
+
+
+def t_interval(logs, confidence=CONFIDENCE):
+    """Mean of the log ratios and its Student t interval, in %"""
+    n = len(logs)
+    m = float(np.mean(logs))
+    if n < 2:
+        return pct(m), None, None
+    se = float(np.std(logs, ddof=1)) / math.sqrt(n)
+    if se == 0:
+        return pct(m), pct(m), pct(m)
+    h = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * se
+    return pct(m), pct(m - h), pct(m + h)
+
+
+def welch_difference(l1, l2, confidence=CONFIDENCE):
+    """exp(mean l1 - mean l2) - 1 in %, with a Welch t interval: the
+    runtime effect over the reboot effect, two independent samples of log
+    ratios"""
+    n1, n2 = len(l1), len(l2)
+    d = float(np.mean(l1) - np.mean(l2))
+    if n1 < 2 or n2 < 2:
+        return pct(d), None, None
+    v1, v2 = float(np.var(l1, ddof=1)) / n1, float(np.var(l2, ddof=1)) / n2
+    se = math.sqrt(v1 + v2)
+    if se == 0:
+        return pct(d), pct(d), pct(d)
+    df = (v1 + v2) ** 2 / ((v1 ** 2 / (n1 - 1) if v1 else 0) + (v2 ** 2 / (n2 - 1) if v2 else 0))
+    h = float(stats.t.ppf(0.5 + confidence / 2, df)) * se
+    return pct(d), pct(d - h), pct(d + h)
+
+
+def fmt_ci(mid, lo, hi, extra=""):
+    if mid is None:
+        return "n/a"
+    if lo is None:
+        return f"{fmt_pct(mid)} [no interval]{extra}"
+    return f"{fmt_pct(mid)} [{fmt_pct(lo)}, {fmt_pct(hi)}]{extra}"
+
+
+def effect(row):
+    """A row's effect: median of the per-pair changes with its
+    order-statistic interval and coverage, and the log ratios"""
+    changes = row.get("paired_changes_pct") if row else None
+    if not changes:
+        return None
+    med, lo, hi, cov = median_os_interval(changes)
+    return {"n": row["n"], "median": med, "low": lo, "high": hi, "coverage": cov,
+            "logs": log_ratios(row)}
+
+
+def fmt_effect(e):
+    if e is None:
+        return "n/a"
+    cov = f" {100 * e['coverage']:.1f}%" if e["coverage"] is not None else ""
+    return fmt_ci(e["median"], e["low"], e["high"], f"{cov} n={e['n']}")
+
+
+def agrees(x, y):
+    return abs(x - y) <= max(MECH_REL_TOL * max(abs(x), abs(y)), MECH_ABS_TOL)
+
+
+def fidelity(rows_by, reference):
+    """Per knob of bench/reference/knobs with both A/Bs measured: for each
+    of its workloads, the runtime effect (knob pass, knob@patched) and the
+    reboot effect (reboot:knob), each the median of its per-pair changes
+    with an order-statistic interval and its coverage; their difference,
+    exp(mean log-ratio runtime - mean log-ratio reboot) - 1, with a 95%
+    Welch t interval; and the boot-level A/A (stock2 vs stock, same
+    workload and metric), the mean log ratio with its 95% t interval.
+    Faithful: every workload's difference interval lies within the A/A's
+    band (+-the larger end of its interval), and every mechanism figure
+    agrees (agrees()).  Anything else is NOT faithful, with the figures."""
+    out = []
+    aa_rows = rows_by.get("stock2-vs-stock", {})
+    for knob, a_kernel, b_kernel in reference:
+        runtime, reboot = rows_by.get(f"{knob}@patched"), rows_by.get(f"reboot:{knob}")
+        if not runtime or not reboot:
+            continue
+        entry = {"knob": knob, "a_kernel": a_kernel, "b_kernel": b_kernel,
+                 "perf": [], "mechanisms": [], "reasons": []}
+        workloads = sorted({wl for wl, _ in runtime} & {wl for wl, _ in reboot})
+        for wl in workloads:
+            metric = next((m for m in FIDELITY_METRICS if (wl, m) in runtime and (wl, m) in reboot), None)
+            if metric is None:
+                entry["reasons"].append(f"{wl}: no performance figure on both A/Bs")
+                continue
+            e_run, e_reb = effect(runtime[(wl, metric)]), effect(reboot[(wl, metric)])
+            aa_row = aa_rows.get((wl, metric))
+            aa_logs = log_ratios(aa_row)
+            aa = t_interval(aa_logs) if aa_logs else (None, None, None)
+            diff = (welch_difference(e_run["logs"], e_reb["logs"])
+                    if e_run and e_reb and e_run["logs"] and e_reb["logs"] else (None, None, None))
+            band = max(abs(aa[1]), abs(aa[2])) if aa[1] is not None else None
+            if diff[1] is None:
+                ok, why = False, f"{wl}.{metric}: no interval for the difference (n < 2 on a side)"
+            elif band is None:
+                ok, why = False, f"{wl}.{metric}: no boot-level A/A to judge the difference by"
+            elif -band <= diff[1] and diff[2] <= band:
+                ok, why = True, None
+            elif abs(diff[0]) > band:
+                ok, why = False, (f"{wl}.{metric}: runtime {fmt_pct(e_run['median'])} against reboot "
+                                  f"{fmt_pct(e_reb['median'])}, difference {fmt_ci(*diff)} beyond the "
+                                  f"boot-level A/A (+-{band:.1f}%)")
+            else:
+                ok, why = False, (f"{wl}.{metric}: difference {fmt_ci(*diff)} reaches past the boot-level "
+                                  f"A/A (+-{band:.1f}%): not shown faithful at n={e_run['n']}+{e_reb['n']}")
+            if why:
+                entry["reasons"].append(why)
+            entry["perf"].append({"workload": wl, "metric": metric, "runtime": e_run, "reboot": e_reb,
+                                  "difference": diff, "aa": aa, "aa_n": aa_row["n"] if aa_row else 0,
+                                  "band": band, "faithful": ok})
+            for m in FIDELITY_MECHANISMS + FIDELITY_HARNESS:
+                r, q = runtime.get((wl, m)), reboot.get((wl, m))
+                if not r or not q:
+                    continue
+                judged = m in FIDELITY_MECHANISMS
+                ok_m = agrees(r["a_mean"], q["a_mean"]) and agrees(r["b_mean"], q["b_mean"])
+                entry["mechanisms"].append({"what": f"{wl}.{m}", "runtime": (r["a_mean"], r["b_mean"]),
+                                            "reboot": (q["a_mean"], q["b_mean"]),
+                                            "agree": ok_m if judged else None})
+                if judged and not ok_m:
+                    entry["reasons"].append(
+                        f"{wl}.{m}: runtime {fmt_num(r['a_mean'])} -> {fmt_num(r['b_mean'])}, reboot "
+                        f"{fmt_num(q['a_mean'])} -> {fmt_num(q['b_mean'])}")
+            # Writeback marks: the module counts its tagged writebacks; the
+            # reference kernel tags every swap writeback, one per page
+            # swapped out here (no large folios in these workloads)
+            tagged, pswpout = runtime.get((wl, "swapcache_ab.wb_tagged")), reboot.get((wl, "vmstat.pswpout"))
+            if knob == "skip_wb_tags" and tagged and pswpout:
+                ok_m = agrees(tagged["a_mean"], pswpout["a_mean"]) and agrees(tagged["b_mean"], 0)
+                entry["mechanisms"].append({
+                    "what": f"{wl}.writeback marks", "runtime": (tagged["a_mean"], tagged["b_mean"]),
+                    "reboot": (pswpout["a_mean"], 0.0), "agree": ok_m,
+                    "note": "runtime: swapcache_ab.wb_tagged; reboot: pswpout on A, 0 on B, by "
+                            "construction (the count is the module's; the reference kernel tags "
+                            "every swap writeback)"})
+                if not ok_m:
+                    entry["reasons"].append(
+                        f"{wl}: tagged writebacks {fmt_num(tagged['a_mean'])} against the reference's "
+                        f"{fmt_num(pswpout['a_mean'])} pages written")
+            for m in MODULE_ONLY:
+                r = runtime.get((wl, m))
+                if r:
+                    entry["mechanisms"].append({
+                        "what": f"{wl}.{m}", "runtime": (r["a_mean"], r["b_mean"]), "reboot": None,
+                        "agree": None, "note": "reboot: not shown (the geometry file is the "
+                                               "module's debugfs; a reference kernel has none)"})
+        entry["faithful"] = bool(entry["perf"]) and not entry["reasons"]
+        out.append(entry)
+    return out
+
+
+def render_fidelity(found):
+    text = ["== fidelity: each knob's runtime A/B (knob 0 vs 1, patched kernel + module, knob pass)",
+            "   beside its reboot A/B (bench/reference/knobs: reference kernel vs stock, one boot a",
+            "   run, boot rounds); changes 100*(B/A-1)",
+            f"{'knob':<19} {'workload.metric':<28} {'runtime: median [interval] coverage n':>42}  "
+            f"{'reboot: median [interval] coverage n':>42}  {'difference [95%, Welch t]':>27}  "
+            f"{'boot A/A stock2/stock [95%, t]':>33}"]
+    for e in found:
+        for p in e["perf"]:
+            aa = fmt_ci(*p["aa"], f" n={p['aa_n']}")
+            text.append(f"{e['knob']:<19} {p['workload'] + '.' + p['metric']:<28} "
+                        f"{fmt_effect(p['runtime']):>42}  {fmt_effect(p['reboot']):>42}  "
+                        f"{fmt_ci(*p['difference']):>27}  {aa:>33}")
+        for m in e["mechanisms"]:
+            rt = f"{fmt_num(m['runtime'][0])} -> {fmt_num(m['runtime'][1])}"
+            rb = (f"{fmt_num(m['reboot'][0])} -> {fmt_num(m['reboot'][1])}" if m["reboot"] else "n/a")
+            mark = {True: "agree", False: "DIFFER", None: "not judged"}[m["agree"]]
+            if m["what"].split(".", 1)[1] in FIDELITY_HARNESS:
+                mark = "harness, not judged"
+            text.append(f"{'':<19}   {m['what']:<40} runtime {rt:>22}   reboot {rb:>22}   {mark}"
+                        + (f"  ({m['note']})" if m.get("note") else ""))
+    text.append("   runtime/reboot: median of the per-pair changes, with the order-statistic interval")
+    text.append("   [x_(k), x_(n+1-k)] and the coverage it actually has (n=5: [min, max], 93.75%).")
+    text.append("   difference: exp(mean log(B/A) runtime - mean log(B/A) reboot) - 1, Welch t interval")
+    text.append("   95%.  boot A/A: mean log(stock2/stock), t interval 95%.  Faithful: every difference")
+    text.append("   interval within +-the A/A interval's larger end, and pswpout, pswpin, SwapCached and")
+    text.append(f"   the writeback marks agreeing (each side within {100 * MECH_REL_TOL:.0f}% or "
+                f"{MECH_ABS_TOL} of the other A/B's).")
+    for e in found:
+        if e["faithful"]:
+            text.append(f"fidelity {e['knob']}: faithful ({e['a_kernel']} vs {e['b_kernel']})")
+        else:
+            text.append(f"fidelity {e['knob']}: NOT faithful ({e['a_kernel']} vs {e['b_kernel']}): "
+                        + "; ".join(e["reasons"] or ["no performance figure"]))
+    text.append("")
+    return text
+
+
 def render(name, title, rows, aa_rows, aa_title):
     text = [f"== {title}"]
     if aa_title:
@@ -433,7 +723,7 @@ def write_dat(path, rows, aa_rows):
 def report(outdir):
     with open(os.path.join(outdir, "results.txt"), errors="replace") as f:
         lines = f.readlines()
-    values, plans, failures = parse(lines)
+    values, plans, failures, notes = parse(lines)
     if not values:
         raise ReportError("no RESULT lines")
     provenance = {}
@@ -448,10 +738,13 @@ def report(outdir):
         for key, x in sorted(values.items()):
             w.writerow(list(key) + [fmt_num(x) if x != int(x) else int(x)])
 
-    comps = comparisons(values, provenance.get("kernel_version", "6.12"))
+    reference = load_reference()
+    comps = comparisons(values, provenance.get("kernel_version", "6.12"), reference)
     rows_by = {name: rows_of(values, b, o) for name, _, b, o, _ in comps}
     titles = {name: title for name, title, _, _, _ in comps}
     text, summary, verdicts, plotted = [], [], [], []
+    if notes:
+        text += ["== notes from the runs"] + [f"NOTE {n}" for n in notes] + [""]
     for name, title, _, _, cal in comps:
         rows = rows_by[name]
         aa_rows = rows_by.get(cal) if cal else None
@@ -466,7 +759,8 @@ def report(outdir):
         if not name.startswith(("aa@", "stock2")) and not name.endswith("@" + LOCK_PASS):
             knob, _, kernel = name.partition("@")
             # With several passes (MODE=simultaneous), say which
-            v = verdict(knob, rows, aa_rows, label=name if kernel not in ("", "patched") else None)
+            v = verdict(knob.split(":")[-1], rows, aa_rows,
+                        label=name if kernel not in ("", "patched") or ":" in knob else None)
             locks = rows_by.get(f"{knob}@{LOCK_PASS}", {})
             for (wl, metric), r in locks.items():
                 if metric == "lock.swapcache_contended":
@@ -484,12 +778,20 @@ def report(outdir):
     found_modes = mode_comparison(rows_by, provenance)
     if found_modes:
         text += render_modes(found_modes)
+    found_fidelity = fidelity(rows_by, reference)
+    if found_fidelity:
+        text += render_fidelity(found_fidelity)
     text.append("== verdicts (headline performance row, paired median [95% CI]; mechanism A -> B)")
     text += [f"verdict {v}" for v in verdicts]
     text.append("")
     text.append("~: the paired interval contains 0.  Intervals: percentile bootstrap of the median")
     text.append("of per-pair changes 100*(B/A-1), 95%, 10000 resamples; with n=5 it spans the")
-    text.append("smallest to the largest pair's change.")
+    text.append("smallest to the largest pair's change, whose coverage is 93.75%, not 95%.")
+    if provenance.get("profile", {}).get("ICOUNT") == 1:
+        text.append("Under -icount shift=0 guest time counts guest instructions: insns_per_* are")
+        text.append("instructions (window guest time in ns over the pages; exact while the guest does")
+        text.append("not idle, see idle_pct), and swapout_kb_per_guest_s is KB swapped out per 10^9")
+        text.append("guest instructions, not a bandwidth.")
     if failures:
         text.append("")
         text += [f"FAILED RUN: {f}" for f in failures]
@@ -503,7 +805,12 @@ def report(outdir):
                    "interference": [{k: v for k, v in r.items() if k not in ("a", "b", "pairs")}
                                     for r in found_interference],
                    "modes": [{k: v for k, v in r.items() if k not in ("row", "aa")}
-                             for r in found_modes]}, f, indent=1)
+                             for r in found_modes],
+                   "notes": notes,
+                   "fidelity": [{**e, "perf": [{k: ({kk: vv for kk, vv in v.items() if kk != "logs"}
+                                                     if isinstance(v, dict) else v)
+                                                 for k, v in p.items()} for p in e["perf"]]}
+                                for e in found_fidelity]}, f, indent=1)
     return out, failures
 
 

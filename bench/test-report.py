@@ -185,4 +185,99 @@ p = subprocess.run([sys.executable, fleet_report, d], input=json.dumps(fleet),
                    capture_output=True, text=True)
 check(p.returncode == 1 and "no host ran the A/B" in p.stdout, "fleet report: no host with results fails it")
 
+# 11. The fidelity pass's statistics.  The order-statistic interval of the
+# median: n=5 gives [min, max] with coverage 1 - 2/32 = 93.75%; n=10 gives
+# [x_(2), x_(9)], 1 - 2 * 11/1024 = 97.85% (k=3 would be 89.06% < 95%)
+med, lo, hi, cov = report.median_os_interval([5, 1, 4, 2, 3])
+check(near(med, 3) and near(lo, 1) and near(hi, 5) and near(cov, 0.9375),
+      f"order-statistic interval of 5 values is [min, max] at 93.75% (got {lo}, {hi}, {cov})")
+med, lo, hi, cov = report.median_os_interval(list(range(1, 11)))
+check(near(lo, 2) and near(hi, 9) and abs(cov - (1 - 22 / 1024)) < 1e-12,
+      f"order-statistic interval of 10 values is [x_(2), x_(9)] at 97.85% (got {lo}, {hi}, {cov})")
+# Constant log ratios: the difference of a +10% and a +5% effect is
+# 1.10/1.05 - 1 = +4.76%, exactly
+import math
+d = report.welch_difference([math.log(1.10)] * 5, [math.log(1.05)] * 4)
+check(all(abs(x - 100 * (1.10 / 1.05 - 1)) < 1e-9 for x in d),
+      f"runtime +10% in every pair against reboot +5%: difference +4.76% exactly (got {d})")
+# Welch with one side constant: df = n1 - 1 = 2, t(0.975, 2) = 4.302653;
+# logs 0.01, 0.02, 0.03 against 0: 0.02 +- 4.302653 * 0.01 / sqrt(3)
+d = report.welch_difference([0.01, 0.02, 0.03], [0.0, 0.0, 0.0])
+h = 4.302652729911275 * 0.01 / math.sqrt(3)
+check(abs(d[0] - 100 * math.expm1(0.02)) < 1e-9 and abs(d[1] - 100 * math.expm1(0.02 - h)) < 1e-6
+      and abs(d[2] - 100 * math.expm1(0.02 + h)) < 1e-6,
+      f"Welch interval with one constant side uses t(0.975, n1-1) (got {d})")
+m, lo, hi = report.t_interval([0.01, 0.02, 0.03])
+check(abs(lo - 100 * math.expm1(0.02 - h)) < 1e-6, "t interval of three log ratios")
+
+
+# Whole reports: a knob pass and boot rounds with reference kernels
+def fidelity_lines(runtime, reboot, aa, pswpout=(25000, 25000), ref_pswpout=(25000, 25000),
+                   tagged=(25000, 0)):
+    """runtime, reboot: per-pair B/A ratios of insns_per_page; aa: stock2/stock"""
+    lines = []
+    for i, r in enumerate(runtime, 1):
+        for side, x, po, tg in (("0", 1000.0, pswpout[0], tagged[0]), ("1", 1000.0 * r, pswpout[1], tagged[1])):
+            lines += [f"PLAN patched skip_wb_tags {side} {i} swap-w-seq",
+                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq throughput 100",
+                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq insns_per_page {x:.6f}",
+                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq vmstat.pswpout {po}",
+                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq swapcache_ab.wb_tagged {tg}",
+                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq xarray.type1_height 3",
+                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq mainline_ops 0"]
+    for i, (r, q) in enumerate(zip(reboot, aa), 1):
+        for kernel, x, po in (("ref-tagged-writeback", 1000.0, ref_pswpout[0]),
+                              ("stock", 1000.0 * r, ref_pswpout[1]),
+                              ("stock2", 1000.0 * r * q, ref_pswpout[1])):
+            lines += [f"PLAN {kernel} - - {i} swap-w-seq",
+                      f"RESULT {kernel} - - {i} swap-w-seq throughput 100",
+                      f"RESULT {kernel} - - {i} swap-w-seq insns_per_page {x:.6f}",
+                      f"RESULT {kernel} - - {i} swap-w-seq vmstat.pswpout {po}"]
+    return "\n".join(lines) + "\n"
+
+
+aa5 = [1.002, 0.998, 1.004, 0.996, 1.0]
+rc, out, err = run_report(fidelity_lines([0.90, 0.901, 0.899, 0.9, 0.9005],
+                                         [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
+check(rc == 0 and "fidelity skip_wb_tags: faithful (ref-tagged-writeback vs stock)" in out,
+      "the same -10% on both A/Bs, within a +-0.5% boot A/A, is faithful")
+check("swap-w-seq.writeback marks" in out and "agree" in out
+      and "swap-w-seq.xarray.type1_height" in out and "a reference kernel has none" in out,
+      "the fidelity table shows the writeback marks by construction and the geometry as unavailable")
+check("-10.0% [-10.1%, -9.9%] 93.8% n=5" in out,
+      "each effect is a median with its order-statistic interval and the coverage it has")
+rc, out, err = run_report(fidelity_lines([0.85, 0.851, 0.849, 0.85, 0.8505],
+                                         [0.984, 0.9842, 0.9838, 0.9841, 0.9839], aa5))
+check(rc == 0 and "fidelity skip_wb_tags: NOT faithful" in out and "beyond the boot-level A/A" in out
+      and "runtime -15.0% against reboot -1.6%" in out,
+      "a -15% runtime effect against a -1.6% reboot effect is NOT faithful, with the figures")
+rc, out, err = run_report(fidelity_lines([0.90, 0.901, 0.899, 0.9, 0.9005],
+                                         [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5,
+                                         pswpout=(25000, 25000), ref_pswpout=(25000, 12000)))
+check(rc == 0 and "NOT faithful" in out and "swap-w-seq.vmstat.pswpout: runtime 25000 -> 25000, reboot 25000 -> 12000" in out,
+      "the same timing with a pswpout the other A/B does not have is NOT faithful")
+rc, out, err = run_report(fidelity_lines([0.90, 0.95, 0.85], [0.9, 0.92, 0.88], [1.002, 0.998, 1.0]))
+check(rc == 0 and "NOT faithful" in out and "reaches past the boot-level A/A" in out and "n=3+3" in out,
+      "a difference whose interval is wider than the A/A band is not shown faithful, and says so")
+
+# 12. The hooked A/A and the hook dispatch row are named as such
+lines = []
+for i in range(1, 4):
+    for knob, sides, ops in (("aa", ("a1", "a2"), (1, 1)), ("hook_dispatch", ("0", "1"), (1, 0))):
+        for side, o, x in zip(sides, ops, (1010.0, 1000.0)):
+            lines += [f"PLAN patched {knob} {side} {i} swap-w-seq",
+                      f"RESULT patched {knob} {side} {i} swap-w-seq throughput 100",
+                      f"RESULT patched {knob} {side} {i} swap-w-seq insns_per_pswpout {x}",
+                      f"RESULT patched {knob} {side} {i} swap-w-seq mainline_ops {o}"]
+rc, out, err = run_report("\n".join(lines) + "\nNOTE patched a note\nNOTE patched a note\n")
+check(rc == 0 and "hook dispatch: A = hooked mainline (module loaded with mainline_ops=1)" in out
+      and "every knob at 1 on both sides, hooked at mainline (mainline_ops=1)" in out
+      and "verdict hook_dispatch: swap-w-seq.insns_per_pswpout -1.0%" in out and "mainline_ops" not in
+      out.split("== verdicts")[0].split("workload.metric")[-1],
+      "the hook dispatch row and the hooked A/A are titled by what ran")
+check(out.count("NOTE patched a note") == 1, "a NOTE line is shown once")
+rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0]).replace(" throughput ", " swapout_kbps "))
+check("swapout_kb_per_guest_s" in out and "swapout_kbps" not in out,
+      "an earlier run's swapout_kbps is shown under its honest name")
+
 sys.exit(1 if failures else 0)
