@@ -3,12 +3,17 @@
 #
 # make ab: the A/B benchmark in the VM.  Builds the kernels, then
 #   1. one boot of the patched kernel: for each knob, pairs of runs at 0
-#      and 1 in a random order per pair, and A/A pairs (every knob at 1
-#      on both sides) for each workload;
+#      and 1 in a random order per pair, A/A pairs (every knob at 1
+#      on both sides, the module loaded with mainline_ops=1 so that every
+#      site is hooked, as on an A side) and hook dispatch pairs (hooked at
+#      mainline against unhooked) for each workload;
 #   2. RUNS rounds of boots, in a random order per round, of the stock
 #      kernel, the same stock source built a second time (A/A), the
 #      patched kernel without the module and with it loaded, every knob
-#      at 1: the cost of the hook points;
+#      at 1: the cost of the hook points; and (FIDELITY=1) the reference
+#      kernels of bench/reference/knobs, each running its knob's
+#      workloads, the stock kernels all of them: each knob's reboot A/B,
+#      which report.py sets beside its runtime A/B of pass 1;
 #   3. one boot counting contended spinlock acquisitions by their taker,
 #      on plain TCG with VM_CPUS vCPUs: timings from it are not compared.
 # MODE=simultaneous instead compares two ways of running the same pairs,
@@ -39,6 +44,13 @@
 #   SWAP_DISK_MB=256  the virtio-blk swap device of the *-async workloads
 #   FULL=0            1: every workload everywhere, 10 s pmbench
 #   AA=1 OVERHEAD=1 LOCKS=1   0 leaves that part out
+#   FIDELITY=1        the reference kernels in the boot rounds (6.12,
+#                     MODE=sequential; builds them); HOOK=0: no hook
+#                     dispatch pairs
+#   BOOT_WARM=1       each boot runs each of its workloads once first,
+#                     unrecorded, as the knob pass does
+#   MODULE_KO=        pack this swapcache_ab.ko instead of module/'s (to
+#                     try a module variant)
 #   LOCK_CPUS=4       vCPUs of the lock pass
 #   LOCK_TCG_THREAD=single  multi: a host thread per vCPU (oopses on int3
 #                     here at boot: see vm/run-vm.sh)
@@ -65,7 +77,30 @@ simultaneous)
 esac
 SIM_RUNS=${SIM_RUNS:-0}
 NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-AA=${AA:-1} LOCK_CPUS=${LOCK_CPUS:-4}
+AA=${AA:-1} LOCK_CPUS=${LOCK_CPUS:-4} HOOK=${HOOK:-1} BOOT_WARM=${BOOT_WARM:-1}
+# The reboot A/Bs: reference kernels are stock 6.12 plus a patch
+fidelity_default=1
+{ [ "$KVER" != 6.12 ] || [ "$MODE" != sequential ] || [ "$KNOBS" = none ]; } && fidelity_default=0
+FIDELITY=${FIDELITY:-$fidelity_default}
+fid_knobs= ref_kernels=
+if [ "$FIDELITY" = 1 ]; then
+	[ "$KVER" = 6.12 ] || die "FIDELITY=1: bench/reference/ has reference kernels for 6.12 only"
+	[ "$MODE" = sequential ] || die "FIDELITY=1 runs with MODE=sequential"
+	while read -r knob a b; do
+		case $knob in '' | '#'*) continue ;; esac
+		echo "+$KNOBS+" | grep -q "+$knob+" || continue
+		fid_knobs+="${fid_knobs:++}$knob"
+		for k in $a $b; do
+			case " $ref_kernels " in *" $k "*) ;; *) [ "$k" = stock ] || ref_kernels+="${ref_kernels:+ }$k" ;; esac
+		done
+	done <"$top/bench/reference/knobs"
+	[ -n "$fid_knobs" ] || die "FIDELITY=1: none of KNOBS=$KNOBS is in bench/reference/knobs"
+fi
+# A reference kernel's boot runs the workloads of the knobs it stands for
+ref_knobs() { # ref-kernel
+	awk -v k="$1" -v knobs="+$KNOBS+" '$1 !~ /^#/ && NF == 3 && ($2 == k || $3 == k) &&
+		index(knobs, "+" $1 "+") { printf "%s%s", (n++ ? "+" : ""), $1 }' "$top/bench/reference/knobs"
+}
 LOCK_TCG_THREAD=${LOCK_TCG_THREAD:-single}
 # 6.1 does not boot past SMP bring-up under -icount here (QEMU 7.2 TCG,
 # with sleep on or off): its default is without
@@ -83,16 +118,17 @@ export VM_ICOUNT_SLEEP=on
 start=$SECONDS
 vm/install-deps.sh
 vm/build-kernel.sh patched
-if [ "$OVERHEAD" = 1 ]; then
+if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 	vm/build-kernel.sh stock
 	vm/build-kernel.sh stock2
 fi
+for k in $ref_kernels; do vm/build-kernel.sh "$k"; done
 vm/build-module.sh
 vm/build-selftests.sh
 make -s -C bench OUT="$BUILD_DIR/bench"
 mkdir -p "$out/vm" "$BUILD_DIR/vm"
 initrd=$BUILD_DIR/vm/initramfs.cpio.gz
-vm/make-initramfs.sh "$initrd"
+vm/make-initramfs.sh "$initrd" ${MODULE_KO:+"$MODULE_KO"}
 
 release() { make -s -C "$SRC_DIR" O="$(kernel_dir "$1")" kernelrelease; }
 # A random permutation of the arguments, reproducible from SEED and a salt
@@ -101,7 +137,7 @@ shuffle() { # salt words...
 		"$SEED-$1" "${@:2}"
 }
 
-common="nr_task=$NR_TASK,mem=$MEM,full=$FULL,seed=$SEED"
+common="nr_task=$NR_TASK,mem=$MEM,full=$FULL,seed=$SEED,icount=$ICOUNT"
 [ -n "$WORKLOADS" ] && common+=",workloads=$WORKLOADS"
 
 # PROGRESS lines from the guest carry "k/N" in guest time: give them host
@@ -153,17 +189,25 @@ if [ "$MODE" = simultaneous ]; then
 elif [ "$KNOBS" != none ]; then
 	log "pass 1: knob pairs on the patched kernel: $KNOBS, $RUNS pairs each, seed $SEED"
 	VM_ICOUNT=$ICOUNT boot knobs patched patched \
-		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,$common" "knob pairs"
+		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,hook=$HOOK,$common" "knob pairs"
 fi
 
-if [ "$OVERHEAD" = 1 ]; then
+if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
+	round=(stock stock2)
+	[ "$OVERHEAD" = 1 ] && round+=(patched module)
+	[ "$FIDELITY" = 1 ] && log "fidelity: the reboot A/B of $fid_knobs on $ref_kernels, in the boot rounds"
 	for run in $(seq "$RUNS"); do
-		order=$(shuffle "boots-$run" stock stock2 patched module)
+		# shellcheck disable=SC2086
+		order=$(shuffle "boots-$run" "${round[@]}" $ref_kernels)
 		boot_orders+=("$order")
 		log "pass 2: boot round $run/$RUNS, in the order $order"
 		for k in $order; do
-			variant=$k args="mode=overhead,run=$run,$common"
-			[ "$k" = module ] && variant=patched args+=",load=1"
+			variant=$k args="mode=overhead,run=$run,warm=$BOOT_WARM,$common"
+			case $k in
+			module) variant=patched args+=",load=1" ;;
+			stock | stock2) args+=",overhead=$OVERHEAD,fidelity=$fid_knobs" ;;
+			ref-*) args+=",overhead=0,fidelity=$(ref_knobs "$k")" ;;
+			esac
 			VM_ICOUNT=$ICOUNT boot "overhead-$k-$run" "$variant" "$k" "$args" "boot round $run/$RUNS"
 		done
 	done
@@ -180,7 +224,7 @@ if [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; then
 fi
 
 cat "$out"/vm/*-output.log "$out/vm/failed-vms.log" 2>/dev/null |
-	grep -a -E '^(PLAN|RESULT|FAILED) ' >"$out/results.txt" || true
+	grep -a -E '^(PLAN|RESULT|FAILED|NOTE) ' >"$out/results.txt" || true
 
 # Where and from what the figures came
 python3 - "$out/provenance.json" <<EOF
@@ -194,10 +238,13 @@ json.dump({
                 "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
                 "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "LOCK_CPUS": $LOCK_CPUS,
+                "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
+                "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
     "kernel_releases": {"patched": "$(release patched)",
-                        "stock": "$([ "$OVERHEAD" = 1 ] && release stock)",
-                        "stock2": "$([ "$OVERHEAD" = 1 ] && release stock2)"},
+                        "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock)",
+                        "stock2": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock2)",
+                        $(for k in $ref_kernels; do printf '"%s": "%s", ' "$k" "$(release "$k")"; done)},
     "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
     "pass_seconds": {$(for k in "${!pass_seconds[@]}"; do printf '"%s": %s, ' "$k" "${pass_seconds[$k]}"; done)},
     "qemu": "$(qemu-system-x86_64 --version | head -1)",
