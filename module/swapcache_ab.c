@@ -22,6 +22,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/swap.h>
+#include <linux/swapcache_ab.h>
 #include <linux/swapops.h>
 #include <linux/sysfs.h>
 #include <linux/xarray.h>
@@ -71,33 +72,48 @@ static pgoff_t index_by_offset(swp_entry_t entry)
 	return swp_offset(entry);
 }
 
+/*
+ * Mainline's, for mainline_ops: since v6.10 by offset within the 64MB
+ * trunk, by the whole offset before
+ */
+static pgoff_t index_mainline(swp_entry_t entry)
+{
+	if (SWAPCACHE_AB_INDEX_IN_SPACE)
+		return swp_offset(entry) & ((1UL << TRUNK_SHIFT) - 1);
+	return swp_offset(entry);
+}
+
 /* Before v4.11 a swap device had a single swap address space */
-static unsigned long one_trunk(swp_entry_t entry)
+static struct address_space *one_space(swp_entry_t entry, struct address_space *spaces)
 {
-	return 0;
+	return spaces;
 }
 
-static unsigned long trunk_of_64mb(swp_entry_t entry)
+static struct address_space *space_of_64mb(swp_entry_t entry, struct address_space *spaces)
 {
-	return swp_offset(entry) >> TRUNK_SHIFT;
+	return &spaces[swp_offset(entry) >> TRUNK_SHIFT];
 }
 
-/* Indexed [offset_key][trunks]; both at 1 is mainline, no ops */
+/*
+ * Indexed [offset_key][trunks]; both at 1 is mainline: no ops, but for
+ * mainline_ops
+ */
 static const struct swapcache_ab_ops key_ops[2][2] = {
 	[0][0] = {
-		.owner = THIS_MODULE,
 		.cache_index = index_by_entry,
-		.cache_trunk = one_trunk,
+		.cache_space = one_space,
 	},
 	[0][1] = {
-		.owner = THIS_MODULE,
 		.cache_index = index_by_entry,
-		.cache_trunk = trunk_of_64mb,
+		.cache_space = space_of_64mb,
 	},
 	[1][0] = {
-		.owner = THIS_MODULE,
 		.cache_index = index_by_offset,
-		.cache_trunk = one_trunk,
+		.cache_space = one_space,
+	},
+	[1][1] = {
+		.cache_index = index_mainline,
+		.cache_space = space_of_64mb,
 	},
 };
 
@@ -110,6 +126,35 @@ static bool offset_key = true;
 static bool trunks = true;
 static bool skip_wb_tags = true;
 static bool cow_free = true;
+/*
+ * Every site hooked with the module's policies even where they give
+ * mainline's answer: what the hooks themselves cost (the hooked A/A)
+ */
+static bool mainline_ops;
+/* Set once init has made everything a write can change, cleared at exit */
+static bool ready;
+/* What each site has registered, under knob_mutex */
+static const struct swapcache_ab_ops *registered[NR_SWAPCACHE_AB_SITES];
+
+/* Register @ops at @site in place of what is there (NULL: mainline) */
+static int set_site(enum swapcache_ab_site site, const struct swapcache_ab_ops *ops)
+{
+	int err;
+
+	lockdep_assert_held(&knob_mutex);
+	if (ops == registered[site])
+		return 0;
+	if (registered[site]) {
+		err = swapcache_ab_unregister(site, registered[site]);
+		if (err)
+			return err;
+		registered[site] = NULL;
+	}
+	err = ops ? swapcache_ab_register(site, ops) : 0;
+	if (!err)
+		registered[site] = ops;
+	return err;
+}
 
 /*
  * skip_wb_tags and cow_free can also be set per memory cgroup, so that
@@ -252,10 +297,26 @@ static int memcg_lookup(const char *name, u64 *id, char **path)
 }
 #endif
 
-static void count_memcg_stat(struct assignment *a, enum memcg_stat stat)
+/*
+ * The setting of @policy for @folio, @global's unless an assignment
+ * decides, which counts the folio in @if_0 or @if_1.  The kernel calls the
+ * policies without a read-side section: RCU keeps the memcg and the
+ * assignment, and is only needed once there are assignments.
+ */
+static bool folio_setting(struct folio *folio, enum memcg_policy policy, bool global,
+			  enum memcg_stat if_0, enum memcg_stat if_1)
 {
+	struct assignment *a;
+	int value = global;
+
+	if (!READ_ONCE(nr_assignments))
+		return global;
+	rcu_read_lock();
+	a = folio_assignment(folio, policy, &value);
 	if (a)
-		this_cpu_inc(a->stats->count[stat]);
+		this_cpu_inc(a->stats->count[value ? if_1 : if_0]);
+	rcu_read_unlock();
+	return value;
 }
 
 /*
@@ -265,21 +326,14 @@ static void count_memcg_stat(struct assignment *a, enum memcg_stat stat)
  */
 static bool tag_writeback(struct folio *folio)
 {
-	int skip = READ_ONCE(skip_wb_tags);
-	struct assignment *a;
-
-	a = folio_assignment(folio, POLICY_SKIP_WB_TAGS, &skip);
-	if (skip) {
-		count_memcg_stat(a, MEMCG_WB_UNTAGGED);
+	if (folio_setting(folio, POLICY_SKIP_WB_TAGS, READ_ONCE(skip_wb_tags),
+			  MEMCG_WB_TAGGED, MEMCG_WB_UNTAGGED))
 		return false;
-	}
 	count_stat(SWAPCACHE_AB_WB_TAGGED);
-	count_memcg_stat(a, MEMCG_WB_TAGGED);
 	return true;
 }
 
 static const struct swapcache_ab_ops wb_ops = {
-	.owner = THIS_MODULE,
 	.writeback_tag = tag_writeback,
 };
 
@@ -289,43 +343,45 @@ static const struct swapcache_ab_ops wb_ops = {
  */
 static bool keep_after_cow(struct folio *folio)
 {
-	int free = READ_ONCE(cow_free);
-	struct assignment *a;
-
-	if (!folio_test_swapcache(folio))
+	if (!folio_test_swapcache(folio) ||
+	    folio_setting(folio, POLICY_COW_FREE, READ_ONCE(cow_free),
+			  MEMCG_COW_KEPT, MEMCG_COW_RELEASED))
 		return false;
-	a = folio_assignment(folio, POLICY_COW_FREE, &free);
-	if (free) {
-		count_memcg_stat(a, MEMCG_COW_RELEASED);
-		return false;
-	}
 	count_stat(SWAPCACHE_AB_COW_KEPT);
-	count_memcg_stat(a, MEMCG_COW_KEPT);
 	return true;
 }
 
 static const struct swapcache_ab_ops cow_ops = {
-	.owner = THIS_MODULE,
 	.keep_after_cow = keep_after_cow,
 };
 
-static const struct swapcache_ab_ops *key_ops_for(bool by_offset, bool per_64mb)
-{
-	return by_offset && per_64mb ? NULL : &key_ops[by_offset][per_64mb];
-}
-
 /*
  * The kernel refuses a new key while any swap device is in use (-EBUSY),
- * and keeps this module loaded while its key is set.
+ * and keeps this module loaded while its key is set.  Between the old
+ * key's unregistering and the new one's registering a swapon may start:
+ * the device then has mainline's key, and so do the knobs.
  */
+static int apply_key(bool by_offset, bool per_64mb)
+{
+	const struct swapcache_ab_ops *ops = &key_ops[by_offset][per_64mb];
+	int err;
+
+	err = set_site(SWAPCACHE_AB_KEY, by_offset && per_64mb && !mainline_ops ? NULL : ops);
+	if (err && !registered[SWAPCACHE_AB_KEY]) {
+		WRITE_ONCE(offset_key, true);
+		WRITE_ONCE(trunks, true);
+	}
+	return err;
+}
+
 static int apply_offset_key(bool val)
 {
-	return swapcache_ab_set_ops(SWAPCACHE_AB_KEY, key_ops_for(val, trunks));
+	return apply_key(val, trunks);
 }
 
 static int apply_trunks(bool val)
 {
-	return swapcache_ab_set_ops(SWAPCACHE_AB_KEY, key_ops_for(offset_key, val));
+	return apply_key(offset_key, val);
 }
 
 /*
@@ -342,7 +398,7 @@ static int apply_policy(enum memcg_policy policy, bool global)
 		[POLICY_SKIP_WB_TAGS] = &wb_ops,
 		[POLICY_COW_FREE] = &cow_ops,
 	};
-	bool hooked = !global;
+	bool hooked = !global || mainline_ops;
 	struct assignment *a;
 	unsigned int i;
 
@@ -352,7 +408,7 @@ static int apply_policy(enum memcg_policy policy, bool global)
 		if (a && !a->setting[policy])
 			hooked = true;
 	}
-	return swapcache_ab_set_ops(site[policy], hooked ? ops[policy] : NULL);
+	return set_site(site[policy], hooked ? ops[policy] : NULL);
 }
 
 static int apply_skip_wb_tags(bool val)
@@ -411,7 +467,7 @@ static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
 	mutex_lock(&knob_mutex);
-	err = ka->apply(val);
+	err = ready ? ka->apply(val) : -ENODEV;
 	if (!err)
 		WRITE_ONCE(*ka->value, val);
 	mutex_unlock(&knob_mutex);
@@ -540,7 +596,7 @@ static ssize_t setting_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return -ENODEV;
 	mutex_lock(&knob_mutex);
 	err = -ENODEV;
-	if (a->attached) {
+	if (ready && a->attached) {
 		old = a->setting[policy];
 		WRITE_ONCE(a->setting[policy], value);
 		err = apply_policy(policy, policy == POLICY_SKIP_WB_TAGS ? skip_wb_tags : cow_free);
@@ -665,7 +721,7 @@ static int assign(u64 cgroup_id, const char *path)
 	kobject_init(&a->kobj, &assignment_ktype);
 
 	mutex_lock(&knob_mutex);
-	err = find_assignment(cgroup_id, NULL) ? -EEXIST : -ENOSPC;
+	err = !ready ? -ENODEV : find_assignment(cgroup_id, NULL) ? -EEXIST : -ENOSPC;
 	for (slot = 0; err == -ENOSPC && slot < MAX_ASSIGNMENTS; slot++)
 		if (!rcu_access_pointer(assignments[slot]))
 			break;
@@ -698,9 +754,11 @@ static struct assignment *detach(u64 cgroup_id)
 	RCU_INIT_POINTER(assignments[slot], NULL);
 	WRITE_ONCE(nr_assignments, nr_assignments - 1);
 	a->attached = false;
-	/* Unhooking cannot fail */
-	WARN_ON(apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags));
-	WARN_ON(apply_policy(POLICY_COW_FREE, cow_free));
+	/* Only a setting at 0 can have hooked a site; unhooking cannot fail */
+	if (!a->setting[POLICY_SKIP_WB_TAGS])
+		WARN_ON(apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags));
+	if (!a->setting[POLICY_COW_FREE])
+		WARN_ON(apply_policy(POLICY_COW_FREE, cow_free));
 	return a;
 }
 
@@ -797,8 +855,10 @@ static int memcg_init(void)
 	if (!memcg_kobj)
 		return -ENOMEM;
 	err = sysfs_create_group(memcg_kobj, &memcg_group);
-	if (err)
+	if (err) {
 		kobject_put(memcg_kobj);
+		memcg_kobj = NULL;
+	}
 	return err;
 }
 
@@ -911,6 +971,77 @@ static int swap_spaces_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(swap_spaces);
 
 static struct dentry *swapcache_ab_debugfs;
+static bool groups_made;
+
+/*
+ * mainline_ops: 1 hooks every site with the module's policies, which give
+ * mainline's answer while their knob is 1; written once the module is
+ * loaded, as the key site takes no ops from a module in its init.  While
+ * it is 1 the key site holds the module, as a knob at 0 does.
+ */
+static int mainline_ops_set(const char *val, const struct kernel_param *kp)
+{
+	bool on, old = mainline_ops;
+	int err;
+
+	err = parse_knob(val, strlen(val), &on);
+	if (err)
+		return err;
+	mutex_lock(&knob_mutex);
+	err = ready ? 0 : on ? -EINVAL : 0;
+	if (ready && on != old) {
+		WRITE_ONCE(mainline_ops, on);
+		err = apply_key(offset_key, trunks);
+		if (!err)
+			err = apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags);
+		if (!err)
+			err = apply_policy(POLICY_COW_FREE, cow_free);
+		if (err) {
+			/* Back where it was: the key, if it moved, can move back */
+			WRITE_ONCE(mainline_ops, old);
+			apply_key(offset_key, trunks);
+			apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags);
+			apply_policy(POLICY_COW_FREE, cow_free);
+		}
+	}
+	mutex_unlock(&knob_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops mainline_ops_ops = {
+	.set = mainline_ops_set,
+	.get = param_get_bool,
+};
+module_param_cb(mainline_ops, &mainline_ops_ops, &mainline_ops, 0644);
+MODULE_PARM_DESC(mainline_ops, "1: hook every site, with mainline's answer while its knob is 1");
+
+/*
+ * Back to mainline, from init's failure or exit: no write changes anything
+ * once ready is clear, and the files go before the sites are unhooked.  A
+ * key, if set, holds this module until a write unsets it, which needs swap
+ * off; it takes no ops from a module in its init.  Tagged writebacks still
+ * in flight end in core code, which clears their marks.
+ */
+static void swapcache_ab_teardown(void)
+{
+	mutex_lock(&knob_mutex);
+	ready = false;
+	mutex_unlock(&knob_mutex);
+	debugfs_remove_recursive(swapcache_ab_debugfs);
+	if (memcg_kobj)
+		memcg_exit();
+	/* Removing the files waits for the writes still running */
+	if (groups_made)
+		sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
+	kobject_put(swapcache_ab_kobj);
+	mutex_lock(&knob_mutex);
+	WARN_ON(registered[SWAPCACHE_AB_KEY]);
+	set_site(SWAPCACHE_AB_WB, NULL);
+	set_site(SWAPCACHE_AB_COW, NULL);
+	mutex_unlock(&knob_mutex);
+	/* Assignments are freed after a grace period, by this module's code */
+	rcu_barrier();
+}
 
 static int __init swapcache_ab_init(void)
 {
@@ -920,47 +1051,25 @@ static int __init swapcache_ab_init(void)
 	if (!swapcache_ab_kobj)
 		return -ENOMEM;
 	err = sysfs_create_groups(swapcache_ab_kobj, swapcache_ab_groups);
+	groups_made = !err;
+	if (!err)
+		err = memcg_init();
 	if (err) {
-		kobject_put(swapcache_ab_kobj);
+		swapcache_ab_teardown();
 		return err;
 	}
-
-	err = memcg_init();
-	if (err) {
-		sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
-		/*
-		 * A knob write may have hooked a site meanwhile: unhook it
-		 * before this module's text goes.  The key site takes no ops
-		 * from a module in its init.
-		 */
-		swapcache_ab_set_ops(SWAPCACHE_AB_WB, NULL);
-		swapcache_ab_set_ops(SWAPCACHE_AB_COW, NULL);
-		kobject_put(swapcache_ab_kobj);
-		return err;
-	}
-
 	swapcache_ab_debugfs = debugfs_create_dir("swapcache_ab", NULL);
 	debugfs_create_file("swap_spaces", 0444, swapcache_ab_debugfs, NULL,
 			    &swap_spaces_fops);
+	mutex_lock(&knob_mutex);
+	ready = true;
+	mutex_unlock(&knob_mutex);
 	return 0;
 }
 
-/*
- * Back to mainline.  Its key, if set, holds this module until a knob
- * write unsets it, which needs swap off.  Tagged writebacks still in
- * flight end in core code, which clears their marks.
- */
 static void __exit swapcache_ab_exit(void)
 {
-	debugfs_remove_recursive(swapcache_ab_debugfs);
-	memcg_exit();
-	/* Removing the files waits for knob writes still running */
-	sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
-	kobject_put(swapcache_ab_kobj);
-	swapcache_ab_set_ops(SWAPCACHE_AB_WB, NULL);
-	swapcache_ab_set_ops(SWAPCACHE_AB_COW, NULL);
-	/* Assignments freed after a grace period, by this module's code */
-	rcu_barrier();
+	swapcache_ab_teardown();
 }
 
 module_init(swapcache_ab_init);
