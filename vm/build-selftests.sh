@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the selftests with kselftest's lib.mk from the kernel tree, into
-# build/selftests, with the list run_kselftest.sh reads.
+# build/selftests, with the list run_kselftest.sh reads, and their test
+# module against the kernel the VM boots (its object tree: the patched
+# kernel's by default).
+#
+# Usage: vm/build-selftests.sh [KERNEL_OBJ_DIR]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
+kobj=${1:-$KERNEL_DIR}
 
 out=$BUILD_DIR/selftests
 ksft=$SRC_DIR/tools/testing/selftests
@@ -15,6 +20,11 @@ log "building selftests into $out"
 make -s -C "$top/selftests" KSFT_DIR="$ksft" OUTPUT="$out"
 make -s -C "$top/selftests" KSFT_DIR="$ksft" OUTPUT="$out" COLLECTION=swapcache_ab \
 	emit_tests >"$out/kselftest-list.txt"
+# selftests/api's module, built in a copy so that the repository stays clean
+rm -rf "$out/test_modules"
+cp -r "$top/selftests/test_modules" "$out/test_modules"
+make -s -C "$kobj" M="$out/test_modules" modules
+cp "$out/test_modules/swapcache_ab_api.ko" "$out/"
 
 # Upstream's own mm/cow, static for the VM, against the patched kernel's
 # uapi headers, for selftests/upstream_mm.sh.  cow came in 6.2: for 6.1,

@@ -37,7 +37,7 @@ vm/build-kernel.sh "$variant"
 [ "$variant" = patched ] || vm/build-kernel.sh patched prepare
 vm/build-kernel.sh stock prepare
 vm/build-packages.sh "$variant"
-vm/build-selftests.sh
+vm/build-selftests.sh "$(kernel_dir "$variant")"
 mkdir -p "$logdir"
 export VM_LOG_DIR=$logdir VM_PROFILE=$variant
 export VM_TIMEOUT=${VM_TIMEOUT:-$(selftests_vm_timeout "$variant" "${VM_TESTS:-}")}

@@ -38,7 +38,7 @@ for p in $series; do
 	checkpatch "$SERIES_DIR/$p"
 	result $? "checkpatch --strict: core-patch/$KVER/$p"
 done
-for f in module/*.[ch]; do
+for f in module/*.[ch] selftests/test_modules/*.c; do
 	case $f in *.mod.c) continue ;; esac
 	checkpatch -f "$top/$f"
 	result $? "checkpatch --strict: $f"

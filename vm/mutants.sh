@@ -132,7 +132,7 @@ run_mutant() { # patch
 	ln -sfn "$KERNEL_DIR" "$work/build/kernel"
 	{
 		make -s -C "$kobj" M="$repo" modules &&
-		BUILD_DIR=$work/build "$repo/vm/build-selftests.sh" &&
+		BUILD_DIR=$work/build "$repo/vm/build-selftests.sh" "$kobj" &&
 		BUILD_DIR=$work/build "$repo/vm/make-initramfs.sh" "$logdir/initramfs.cpio.gz" \
 			"$repo/module/swapcache_ab.ko"
 	} || return 2

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The core's registration interface (include/linux/swapcache_ab.h), as a
+ * module sees it: test_modules/swapcache_ab_api.ko runs each check when
+ * its number is written to its "check" parameter, and the write fails
+ * unless the interface answered as documented (the module's log line says
+ * what it got).  swapcache_ab itself is not loaded meanwhile: it could
+ * hold a site.  An unknown site is not asked: the kernel warns on it, and
+ * the VM panics on a warning.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "swapcache_ab_util.h"
+
+#define API_KO		"/kselftest/swapcache_ab/swapcache_ab_api.ko"
+#define API_CHECK	"/sys/module/swapcache_ab_api/parameters/check"
+
+static const char *const checks[] = {
+	NULL,
+	"NULL ops refused, to register and to unregister (EINVAL)",
+	"ops with another site's callbacks, part of the key's, or two sites' refused (EINVAL)",
+	"a taken site refused to other ops (EBUSY), the same ops again at once, only the registered ops unregistered (EINVAL otherwise)",
+	"COW ops registered and unregistered",
+	"the key refused to a module still in its init (EBUSY)",
+	"the key registered with no swap device in use, holding its module until unregistered",
+	"the key refused while a swap device is in use (EBUSY)",
+};
+
+static void run(int n)
+{
+	char buf[16];
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%d", n);
+	ret = write_file(API_CHECK, buf);
+	ksft_test_result(!ret, "%s%s%s\n", checks[n], ret ? ": " : "", ret ? strerror(-ret) : "");
+}
+
+int main(void)
+{
+	const char *ko = getenv("SWAPCACHE_AB_API_KO");
+	int fd, n, ret;
+
+	ksft_print_header();
+	ksft_set_plan(7);
+	if (module_loaded() && module_unload())
+		ksft_exit_fail_msg("unloading swapcache_ab: %s\n", strerror(errno));
+	ret = swap_all_off();
+	if (ret)
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(-ret));
+	fd = open(ko ? ko : API_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+		ksft_exit_fail_msg("loading swapcache_ab_api.ko: %s\n", strerror(errno));
+	close(fd);
+
+	for (n = 1; n <= 6; n++)
+		run(n);
+	ret = swap_test_on();
+	if (ret)
+		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
+	run(7);
+	ret = swap_all_off();
+	if (ret)
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(-ret));
+	if (syscall(SYS_delete_module, "swapcache_ab_api", O_NONBLOCK))
+		ksft_exit_fail_msg("unloading swapcache_ab_api: %s\n", strerror(errno));
+	ksft_finished();
+}

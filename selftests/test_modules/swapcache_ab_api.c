@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the core's registration interface refuses, asked by a module of its
+ * own: selftests/api writes a check's number to
+ * /sys/module/swapcache_ab_api/parameters/check, and the write succeeds
+ * only if the interface answered as include/linux/swapcache_ab.h says.
+ * The ops registered here give mainline's answers, so that a site they
+ * hold for a moment runs as mainline does.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/swap.h>
+#include <linux/swapcache_ab.h>
+#include <linux/swapops.h>
+
+static bool no_tag(struct folio *folio)
+{
+	return false;
+}
+
+static pgoff_t whole_offset(swp_entry_t entry)
+{
+	return swp_offset(entry);
+}
+
+static struct address_space *first_space(swp_entry_t entry, struct address_space *spaces)
+{
+	return spaces;
+}
+
+static const struct swapcache_ab_ops wb_ops = { .writeback_tag = no_tag };
+static const struct swapcache_ab_ops wb_ops2 = { .writeback_tag = no_tag };
+static const struct swapcache_ab_ops cow_ops = { .keep_after_cow = no_tag };
+static const struct swapcache_ab_ops key_ops = {
+	.cache_index = whole_offset,
+	.cache_space = first_space,
+};
+
+static const struct swapcache_ab_ops half_key_ops = { .cache_index = whole_offset };
+static const struct swapcache_ab_ops two_sites_ops = {
+	.writeback_tag = no_tag,
+	.keep_after_cow = no_tag,
+};
+
+/* What registering the key from init returned: a module in its init may fail and go */
+static int key_in_init;
+
+static bool expect(const char *what, int got, int want)
+{
+	if (got == want)
+		return true;
+	pr_info("%s: %d, expected %d\n", what, got, want);
+	return false;
+}
+
+/* A registration that must fail, undone if it did not */
+static bool refused(const char *what, enum swapcache_ab_site site,
+		    const struct swapcache_ab_ops *ops, int want)
+{
+	int err = swapcache_ab_register(site, ops);
+
+	if (!err)
+		swapcache_ab_unregister(site, ops);
+	return expect(what, err, want);
+}
+
+/* Register, check, unregister: the site is mainline's again after each */
+static bool check_taken(void)
+{
+	bool ok;
+
+	ok = expect("register WB", swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops), 0);
+	ok &= expect("register the same WB ops again",
+		     swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops), 0);
+	ok &= expect("register other WB ops over them",
+		     swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops2), -EBUSY);
+	ok &= expect("unregister WB ops not registered",
+		     swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops2), -EINVAL);
+	ok &= expect("unregister WB", swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops), 0);
+	ok &= expect("unregister WB twice",
+		     swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops), -EINVAL);
+	return ok;
+}
+
+static bool check_key(int want)
+{
+	int refs = module_refcount(THIS_MODULE), err;
+	bool ok;
+
+	err = swapcache_ab_register(SWAPCACHE_AB_KEY, &key_ops);
+	ok = expect("register the key", err, want);
+	if (err)
+		return ok;
+	ok &= expect("the key holds its module", module_refcount(THIS_MODULE), refs + 1);
+	ok &= expect("unregister the key", swapcache_ab_unregister(SWAPCACHE_AB_KEY, &key_ops), 0);
+	ok &= expect("the key lets its module go", module_refcount(THIS_MODULE), refs);
+	return ok;
+}
+
+static bool run_check(int n)
+{
+	switch (n) {
+	case 1:
+		return refused("register NULL ops", SWAPCACHE_AB_COW, NULL, -EINVAL) &
+		       expect("unregister NULL ops",
+			      swapcache_ab_unregister(SWAPCACHE_AB_COW, NULL), -EINVAL);
+	case 2:
+		return refused("WB ops at the COW site", SWAPCACHE_AB_COW, &wb_ops, -EINVAL) &
+		       refused("key ops at the WB site", SWAPCACHE_AB_WB, &key_ops, -EINVAL) &
+		       refused("half the key's callbacks", SWAPCACHE_AB_KEY, &half_key_ops,
+			       -EINVAL) &
+		       refused("callbacks of two sites", SWAPCACHE_AB_WB, &two_sites_ops, -EINVAL);
+	case 3:
+		return check_taken();
+	case 4:
+		return expect("register COW",
+			      swapcache_ab_register(SWAPCACHE_AB_COW, &cow_ops), 0) &
+		       expect("unregister COW",
+			      swapcache_ab_unregister(SWAPCACHE_AB_COW, &cow_ops), 0);
+	case 5:
+		return expect("register the key during init", key_in_init, -EBUSY);
+	case 6:		/* with no swap device in use */
+		return check_key(0);
+	case 7:		/* with a swap device in use */
+		return check_key(-EBUSY);
+	}
+	return false;
+}
+
+static int check_set(const char *val, const struct kernel_param *kp)
+{
+	int n, err;
+
+	err = kstrtoint(val, 10, &n);
+	if (err)
+		return err;
+	return run_check(n) ? 0 : -EBADE;
+}
+
+static const struct kernel_param_ops check_ops = { .set = check_set };
+module_param_cb(check, &check_ops, NULL, 0200);
+MODULE_PARM_DESC(check, "run one check of the registration interface");
+
+static int __init swapcache_ab_api_init(void)
+{
+	key_in_init = swapcache_ab_register(SWAPCACHE_AB_KEY, &key_ops);
+	if (!key_in_init)	/* refused or not, nothing may stay */
+		swapcache_ab_unregister(SWAPCACHE_AB_KEY, &key_ops);
+	return 0;
+}
+
+/* Whatever a check left registered, as a broken interface may let it */
+static void __exit swapcache_ab_api_exit(void)
+{
+	swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops);
+	swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops2);
+	swapcache_ab_unregister(SWAPCACHE_AB_COW, &cow_ops);
+}
+
+module_init(swapcache_ab_api_init);
+module_exit(swapcache_ab_api_exit);
+
+MODULE_IMPORT_NS(SWAPCACHE_AB);
+MODULE_DESCRIPTION("Checks of the swapcache_ab registration interface");
+MODULE_LICENSE("GPL");
