@@ -232,7 +232,7 @@ def comparisons(values, kver="6.12", reference=()):
     cal = "stock2-vs-stock" if {"stock", "stock2"} <= boots else None
     for knob, a, b in reference:
         if {a, b} <= boots:
-            out.append((f"reboot:{knob}",
+            out.append((f"{knob}@reboot",
                         f"reboot A/B of {knob}: A = {a}, B = {b} (one boot per run, boot rounds)",
                         (a, "-", "-"), (b, "-", "-"), cal))
     if {"stock", "patched"} <= boots:
@@ -543,7 +543,7 @@ def agrees(x, y):
 def fidelity(rows_by, reference):
     """Per knob of bench/reference/knobs with both A/Bs measured: for each
     of its workloads, the runtime effect (knob pass, knob@patched) and the
-    reboot effect (reboot:knob), each the median of its per-pair changes
+    reboot effect (knob@reboot), each the median of its per-pair changes
     with an order-statistic interval and its coverage; their difference,
     exp(mean log-ratio runtime - mean log-ratio reboot) - 1, with a 95%
     Welch t interval; and the boot-level A/A (stock2 vs stock, same
@@ -554,7 +554,7 @@ def fidelity(rows_by, reference):
     out = []
     aa_rows = rows_by.get("stock2-vs-stock", {})
     for knob, a_kernel, b_kernel in reference:
-        runtime, reboot = rows_by.get(f"{knob}@patched"), rows_by.get(f"reboot:{knob}")
+        runtime, reboot = rows_by.get(f"{knob}@patched"), rows_by.get(f"{knob}@reboot")
         if not runtime or not reboot:
             continue
         entry = {"knob": knob, "a_kernel": a_kernel, "b_kernel": b_kernel,
@@ -759,8 +759,7 @@ def report(outdir):
         if not name.startswith(("aa@", "stock2")) and not name.endswith("@" + LOCK_PASS):
             knob, _, kernel = name.partition("@")
             # With several passes (MODE=simultaneous), say which
-            v = verdict(knob.split(":")[-1], rows, aa_rows,
-                        label=name if kernel not in ("", "patched") or ":" in knob else None)
+            v = verdict(knob, rows, aa_rows, label=name if kernel not in ("", "patched") else None)
             locks = rows_by.get(f"{knob}@{LOCK_PASS}", {})
             for (wl, metric), r in locks.items():
                 if metric == "lock.swapcache_contended":
