@@ -216,8 +216,8 @@ def comparisons(values, kver="6.12", reference=()):
             aa = f"aa@{kernel}" if (kernel, "aa", "a1") in groups else None
             title = f"{knob}: A = 0 ({BASE_LABEL}), B = 1 ({OTHER_LABEL}); kernel {kernel}"
             if knob == HOOK_KNOB:
-                title = (f"hook dispatch: A = hooked mainline (module loaded with mainline_ops=1), "
-                         f"B = unhooked (loaded without), every knob at 1; kernel {kernel}")
+                title = (f"hook dispatch: A = hooked at mainline (mainline_ops=1), "
+                         f"B = unhooked (mainline_ops=0), every knob at 1; kernel {kernel}")
             if kernel == LOCK_PASS:
                 title = (f"{knob}: A = 0, B = 1; lock pass (plain TCG, several vCPUs, "
                          "lock:contention_begin traced): counts only, its timings are not compared")

@@ -283,7 +283,7 @@ for i in range(1, 4):
                       f"RESULT patched {knob} {side} {i} swap-w-seq insns_per_pswpout {x}",
                       f"RESULT patched {knob} {side} {i} swap-w-seq mainline_ops {o}"]
 rc, out, err = run_report("\n".join(lines) + "\nNOTE patched a note\nNOTE patched a note\n")
-check(rc == 0 and "hook dispatch: A = hooked mainline (module loaded with mainline_ops=1)" in out
+check(rc == 0 and "hook dispatch: A = hooked at mainline (mainline_ops=1), B = unhooked (mainline_ops=0)" in out
       and "every knob at 1 on both sides, hooked at mainline (mainline_ops=1)" in out
       and "verdict hook_dispatch: swap-w-seq.insns_per_pswpout -1.0%" in out and "mainline_ops" not in
       out.split("== verdicts")[0].split("workload.metric")[-1],
