@@ -47,8 +47,10 @@
 #   FIDELITY=1        the reference kernels in the boot rounds (6.12,
 #                     MODE=sequential; builds them); HOOK=0: no hook
 #                     dispatch pairs
-#   BOOT_WARM=1       each boot runs each of its workloads once first,
-#                     unrecorded, as the knob pass does
+#   BOOT_WARM=        1: each boot runs each of its workloads once first,
+#                     unrecorded, as the knob pass does (default: 1 without
+#                     icount, 0 under it, where a first run measured the
+#                     same as the next)
 #   MODULE_KO=        pack this swapcache_ab.ko instead of module/'s (to
 #                     try a module variant)
 #   LOCK_CPUS=4       vCPUs of the lock pass
@@ -77,7 +79,7 @@ simultaneous)
 esac
 SIM_RUNS=${SIM_RUNS:-0}
 NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-AA=${AA:-1} LOCK_CPUS=${LOCK_CPUS:-4} HOOK=${HOOK:-1} BOOT_WARM=${BOOT_WARM:-1}
+AA=${AA:-1} LOCK_CPUS=${LOCK_CPUS:-4} HOOK=${HOOK:-1}
 # The reboot A/Bs: reference kernels are stock 6.12 plus a patch
 fidelity_default=1
 { [ "$KVER" != 6.12 ] || [ "$MODE" != sequential ] || [ "$KNOBS" = none ]; } && fidelity_default=0
@@ -108,6 +110,7 @@ icount_default=1
 [ "$KVER" = 6.1 ] && icount_default=0
 ICOUNT=${ICOUNT:-$icount_default} SEED=${SEED:-$(date +%s)} SWAP_DISK_MB=${SWAP_DISK_MB:-256}
 PMEM_MB=${PMEM_MB:-128}
+BOOT_WARM=${BOOT_WARM:-$((1 - ICOUNT))}
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
 export VM_PMEM_MB=$PMEM_MB VM_LOG_DIR=$out/vm VM_SWAP_DISK_MB=$SWAP_DISK_MB
 # One boot runs a whole pass: hours at most, not run-vm.sh's default
