@@ -990,18 +990,20 @@ static int mainline_ops_set(const char *val, const struct kernel_param *kp)
 	mutex_lock(&knob_mutex);
 	err = ready ? 0 : on ? -EINVAL : 0;
 	if (ready && on != old) {
+		/*
+		 * The key last: it is the one that can fail (swap in use), and
+		 * unhooking the others, to roll back, cannot
+		 */
 		WRITE_ONCE(mainline_ops, on);
-		err = apply_key(offset_key, trunks);
-		if (!err)
-			err = apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags);
+		err = apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags);
 		if (!err)
 			err = apply_policy(POLICY_COW_FREE, cow_free);
+		if (!err)
+			err = apply_key(offset_key, trunks);
 		if (err) {
-			/* Back where it was: the key, if it moved, can move back */
 			WRITE_ONCE(mainline_ops, old);
-			apply_key(offset_key, trunks);
-			apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags);
-			apply_policy(POLICY_COW_FREE, cow_free);
+			WARN_ON(apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags) && !old);
+			WARN_ON(apply_policy(POLICY_COW_FREE, cow_free) && !old);
 		}
 	}
 	mutex_unlock(&knob_mutex);
