@@ -151,12 +151,21 @@ static int __init swapcache_ab_api_init(void)
 	return 0;
 }
 
-/* Whatever a check left registered, as a broken interface may let it */
+/*
+ * Whatever a check left registered, as a broken interface may let it: every
+ * pair of site and ops this module ever passes (a registered key holds this
+ * module, so exit finds it gone unless the core forgot to)
+ */
 static void __exit swapcache_ab_api_exit(void)
 {
-	swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops);
-	swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops2);
-	swapcache_ab_unregister(SWAPCACHE_AB_COW, &cow_ops);
+	const struct swapcache_ab_ops *const all[] = {
+		&wb_ops, &wb_ops2, &cow_ops, &key_ops, &half_key_ops, &two_sites_ops,
+	};
+	unsigned int site, i;
+
+	for (site = 0; site < NR_SWAPCACHE_AB_SITES; site++)
+		for (i = 0; i < ARRAY_SIZE(all); i++)
+			swapcache_ab_unregister(site, all[i]);
 }
 
 module_init(swapcache_ab_api_init);
