@@ -6,8 +6,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +100,46 @@ static void check_non_root(const char *knob)
 			 "%s: write as nobody refused with EACCES, value kept\n", knob);
 }
 
+/* The parameter that hooks every site at mainline, for make ab's hooked A/A */
+#define MAINLINE_OPS	"/sys/module/swapcache_ab/parameters/mainline_ops"
+
+static void check_mainline_ops(void)
+{
+	const char *ko = getenv("SWAPCACHE_AB_KO");
+	char buf[8] = "";
+	int fd, ret;
+
+	ret = module_unload();
+	fd = open(ko ? ko : "/swapcache_ab.ko", O_RDONLY | O_CLOEXEC);
+	if (ret || fd < 0)
+		ksft_exit_fail_msg("unloading, or opening the module: %s\n", strerror(errno));
+	ret = syscall(SYS_finit_module, fd, "mainline_ops=1", 0) ? -errno : 0;
+	close(fd);
+	ksft_test_result(ret == -EINVAL && !module_loaded(),
+			 "mainline_ops=1 at load refused with EINVAL (%s)\n", strerror(-ret));
+
+	ret = module_load();
+	if (ret)
+		ksft_exit_fail_msg("loading swapcache_ab: %s\n", strerror(-ret));
+	ret = write_file(MAINLINE_OPS, "1");
+	fd = open(MAINLINE_OPS, O_RDONLY);
+	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	if (fd >= 0)
+		close(fd);
+	ksft_test_result(!ret && buf[0] == 'Y', "mainline_ops 1 once loaded, read back %s (%s)\n",
+			 buf[0] ? "Y" : "nothing", strerror(-ret));
+
+	ret = module_unload();
+	ksft_test_result(ret && module_loaded(),
+			 "unload refused while mainline_ops=1: the key holds the module (%s)\n",
+			 strerror(-ret));
+
+	ret = write_file(MAINLINE_OPS, "0");
+	ksft_test_result(!ret && !module_unload() && !module_loaded(),
+			 "mainline_ops back to 0, then unload works (%s)\n", strerror(-ret));
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -106,7 +149,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(3 + 4 * ARRAY_SIZE(knobs) + 5);
+	ksft_set_plan(3 + 4 * ARRAY_SIZE(knobs) + 9);
 	memset(long_input, '1', sizeof(long_input));
 
 	if (swap_all_off())
@@ -172,5 +215,6 @@ int main(void)
 	ksft_test_result(ret == -EEXIST, "a second load fails with EEXIST (%s)\n",
 			 strerror(-ret));
 
+	check_mainline_ops();
 	ksft_finished();
 }
