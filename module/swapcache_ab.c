@@ -232,8 +232,6 @@ static struct assignment *folio_assignment(struct folio *folio,
 	struct cgroup *cgrp;
 	int level, value;
 
-	if (!READ_ONCE(nr_assignments))
-		return NULL;
 	memcg = folio_memcg_rcu(folio);
 	if (!memcg)
 		return NULL;
