@@ -46,7 +46,7 @@ static void run(int n)
 int main(void)
 {
 	const char *ko = getenv("SWAPCACHE_AB_API_KO");
-	int fd, n, ret;
+	int n, ret;
 
 	ksft_print_header();
 	ksft_set_plan(7);
@@ -55,10 +55,9 @@ int main(void)
 	ret = swap_all_off();
 	if (ret)
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(-ret));
-	fd = open(ko ? ko : API_KO, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
-		ksft_exit_fail_msg("loading swapcache_ab_api.ko: %s\n", strerror(errno));
-	close(fd);
+	ret = module_file_load(ko ? ko : API_KO, "");
+	if (ret)
+		ksft_exit_fail_msg("loading swapcache_ab_api.ko: %s\n", strerror(-ret));
 
 	for (n = 1; n <= 6; n++)
 		run(n);

@@ -7,10 +7,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,16 +103,13 @@ static void check_non_root(const char *knob)
 
 static void check_mainline_ops(void)
 {
-	const char *ko = getenv("SWAPCACHE_AB_KO");
 	char buf[8] = "";
 	int fd, ret;
 
 	ret = module_unload();
-	fd = open(ko ? ko : "/swapcache_ab.ko", O_RDONLY | O_CLOEXEC);
-	if (ret || fd < 0)
-		ksft_exit_fail_msg("unloading, or opening the module: %s\n", strerror(errno));
-	ret = syscall(SYS_finit_module, fd, "mainline_ops=1", 0) ? -errno : 0;
-	close(fd);
+	if (ret)
+		ksft_exit_fail_msg("unloading swapcache_ab: %s\n", strerror(-ret));
+	ret = module_load_params("mainline_ops=1");
 	ksft_test_result(ret == -EINVAL && !module_loaded(),
 			 "mainline_ops=1 at load refused with EINVAL (%s)\n", strerror(-ret));
 

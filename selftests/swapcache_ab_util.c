@@ -44,18 +44,29 @@ size_t test_size(size_t bytes)
 	return bytes < 2 * THP_SZ ? 2 * THP_SZ : bytes;
 }
 
-int module_load(void)
+int module_file_load(const char *path, const char *params)
 {
-	const char *ko = getenv("SWAPCACHE_AB_KO");
 	int fd, ret;
 
-	fd = open(ko ? ko : "/swapcache_ab.ko", O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = syscall(SYS_finit_module, fd, params, 0);
 	ret = ret ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+int module_load_params(const char *params)
+{
+	const char *ko = getenv("SWAPCACHE_AB_KO");
+
+	return module_file_load(ko ? ko : "/swapcache_ab.ko", params);
+}
+
+int module_load(void)
+{
+	return module_load_params("");
 }
 
 int module_unload(void)

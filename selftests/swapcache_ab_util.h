@@ -33,6 +33,9 @@ extern const char *const stat_names[4];
 
 /* The module, loaded from $SWAPCACHE_AB_KO (default /swapcache_ab.ko) */
 int module_load(void);
+/* With module parameters; any .ko file by its path */
+int module_load_params(const char *params);
+int module_file_load(const char *path, const char *params);
 int module_unload(void);
 bool module_loaded(void);
 void module_require(void);
