@@ -15,12 +15,22 @@ and writes into RESULTS_DIR:
 Each comparison pairs a measurement of side A with the measurement of
 side B that has the same pair number (same knob or boot round, same
 workload).  Per row, LKP's columns: mean +- %stddev (sample stddev) of
-each side and %change of the means; then the paired figure: the median
-of the per-pair changes 100 * (B/A - 1) with a 95% percentile-bootstrap
-interval of that median (scipy.stats.bootstrap, 10000 resamples, fixed
-seed), and n.  "~" marks an interval that contains 0 (or that n < 3
-cannot give).  Beside each A/B row: the interval of the A/A comparison
+each side and %change of the means; then the paired figures, from the
+per-pair log ratios d = ln(B/A): exp(mean d) - 1 with its Student t 95%
+interval (the primary figure), the Hodges-Lehmann estimate with the exact
+Wilcoxon signed-rank interval (from n = 6 pairs; below that there is
+none), n, and the minimum detectable effect (MDE) at 80% power of a
+two-sided paired t test at alpha 0.05, from the row's own spread (the
+noncentral t).  "~" marks an interval that contains 0 (or that n < 2
+cannot give), "!" a row whose n is below what its spread needs to detect
+a 2% change, "c" a performance row whose MDE exceeds 10%: a context row,
+never a verdict.  Beside each A/B row: the interval of the A/A comparison
 with the same workload and metric, where both sides ran the same code.
+
+Per knob one verdict, on one declared headline row (HEADLINES): B better,
+B worse (the t interval excludes 0), equivalent within +-X (two one-sided
+t tests at the metric's declared margin X, EQUIVALENCE), or undecided at
+this n (with the MDE).
 
 Any FAILED line, any planned measurement without a throughput, and any
 malformed line fails the report (exit 1), naming the run.
@@ -31,6 +41,8 @@ bench/reference/knobs), with their difference and the boot-level A/A
 (stock vs stock2); see fidelity().
 """
 import csv
+import functools
+import gzip
 import json
 import math
 import os
@@ -39,7 +51,7 @@ import sys
 from collections import defaultdict
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 PERFORMANCE = re.compile(r"^(throughput|swapout_kb_per_guest_s|latency_.*|insns_per_.*|guest_ns_per_.*)$")
 # Metrics where smaller is better, for the verdict's wording
@@ -55,26 +67,83 @@ RENAMED = {"swapout_kbps": "swapout_kb_per_guest_s"}
 # bench/bench mode=locks runs under the label "locks": only its counts count
 LOCK_PASS = "locks"
 LOCK_PASS_METRICS = re.compile(r"^(lock|vmstat)\.")
-BOOTSTRAP_RESAMPLES = 10000
-BOOTSTRAP_SEED = 20261130
 BASE_LABEL = "before the upstream change"
 OTHER_LABEL = "mainline"
 
-# Per knob: the performance rows and the mechanism rows of its verdict, the
-# first one measured of each.  A simultaneous pass has no system-wide
-# counters per side (vmstat, the global stats): its rows come last.
+# The statistics: two-sided tests at ALPHA, intervals at 1 - ALPHA, the
+# minimum detectable effect at POWER; the exact Wilcoxon interval needs
+# WILCOXON_MIN_N pairs (n = 5 cannot reach 95%: 1 - 2/32 = 93.75%)
+ALPHA = 0.05
+POWER = 0.80
+CONFIDENCE = 1 - ALPHA
+WILCOXON_MIN_N = 6
+# A performance row whose MDE exceeds this (in %) at its n is a context
+# row: shown, never a verdict
+CONTEXT_MDE_PCT = 10.0
+# The report warns when a row's n is below what its own spread needs to
+# detect a change of this size (in %) at POWER
+DETECT_PCT = 2.0
+# Equivalence margins X (in % of A) per metric, for the verdict's two
+# one-sided tests (TOST, each at ALPHA: equivalent when the 90% t interval
+# of exp(mean d) - 1 lies within +-X), the first pattern that matches:
+#   insns_per_*             guest instructions per page or access under
+#                           -icount: path length, pair-to-pair spread
+#                           0.2-0.5% (A/A); 1% is about 250 instructions
+#                           per swapped-out page
+#   swapout_kb_per_guest_s  under -icount the reciprocal of instructions
+#                           per swapped-out page: the same 1%
+#   guest_ns_per_*          time per page without icount or on a real
+#                           machine: timing noise, 2%
+#   throughput, latency_*   a workload's own rate or latency: 5%
+EQUIVALENCE = (
+    ("insns_per_*", re.compile(r"^insns_per_"), 1.0),
+    ("swapout_kb_per_guest_s", re.compile(r"^swapout_kb_per_guest_s$"), 1.0),
+    ("guest_ns_per_*", re.compile(r"^guest_ns_per_"), 2.0),
+    ("throughput, latency_*", re.compile(r"^(throughput|latency_)"), 5.0),
+)
+
+# Per knob (and per boot-level comparison): the verdict's headline, the
+# first of its candidates measured: guest instructions per swapped-out
+# page for the swap-out workloads (guest ns per page without icount, the
+# workload's own rate in a simultaneous pass, which has no per-side
+# window), per unit of work where the knob changes how much is swapped out
+# (the COW workloads).  Beside it: pswpout of the same workload, the
+# mechanism rows (first measured), the context rows (other workloads'
+# figures, shown, not judged) and the counters that say whether the
+# knob's mechanism fired at all in a workload.
+SWAPOUT = [("swap-w-seq", "insns_per_pswpout"), ("swap-w-seq", "guest_ns_per_pswpout"),
+           ("swap-w-seq", "throughput")]
+COW = [("anon-cow-swap", "insns_per_page"), ("anon-cow-swap", "guest_ns_per_page"),
+       ("anon-cow-swap", "throughput")]
+COW_CONTEXT = [("anon-cow-reclaim-async", "insns_per_page"), ("anon-cow-reclaim-async", "guest_ns_per_page"),
+               ("pmbench-async", "insns_per_access"), ("pmbench-async", "guest_ns_per_access"),
+               ("pmbench", "insns_per_access"), ("pmbench", "guest_ns_per_access")]
+GEOMETRY = [("swap-w-seq", "xarray.type1_height")]
 HEADLINES = {
-    "offset_key": ([("swap-w-seq", "throughput")], [("swap-w-seq", "xarray.type1_height")]),
-    "offset_key.trunks0": ([("swap-w-seq", "throughput")], [("swap-w-seq", "xarray.type1_height")]),
-    "skip_wb_tags": ([("swap-w-seq", "insns_per_pswpout"), ("swap-w-seq", "swapout_kb_per_guest_s"),
-                      ("swap-w-seq", "throughput")],
-                     [("swap-w-seq", "swapcache_ab.wb_tagged"), ("swap-w-seq", "memcg.wb_tagged")]),
-    "cow_free": ([("pmbench-async", "throughput"), ("anon-cow-swap", "throughput")],
-                 [("pmbench-async", "swapcache_ab.cow_kept_per_s"),
-                  ("anon-cow-swap", "swapcache_ab.cow_kept"), ("anon-cow-swap", "memcg.cow_kept")]),
-    "hook_dispatch": ([("swap-w-seq", "insns_per_pswpout"), ("swap-w-seq", "guest_ns_per_pswpout"),
-                       ("anon-cow-swap", "insns_per_page"), ("swap-w-seq", "swapout_kb_per_guest_s")], []),
+    "offset_key": {"headline": SWAPOUT, "mechanism": GEOMETRY, "context": [("swap-w-seq", "throughput")]},
+    "offset_key.trunks0": {"headline": SWAPOUT, "mechanism": GEOMETRY,
+                           "context": [("swap-w-seq", "throughput")]},
+    "trunks": {"headline": SWAPOUT, "mechanism": [("swap-w-seq", "xarray.type1_nodes")],
+               "context": [("swap-w-seq", "throughput")]},
+    "skip_wb_tags": {"headline": SWAPOUT,
+                     "mechanism": [("swap-w-seq", "swapcache_ab.wb_tagged"), ("swap-w-seq", "memcg.wb_tagged")],
+                     "context": [("swap-w-seq", "throughput")]},
+    "cow_free": {"headline": COW,
+                 "mechanism": [("anon-cow-swap", "swapcache_ab.cow_kept"), ("anon-cow-swap", "memcg.cow_kept")],
+                 "context": COW_CONTEXT,
+                 # work the old policy leaves past the window
+                 "beside": [("anon-cow-swap", "meminfo.SwapCached_after")],
+                 "fires": {"pmbench-async": "swapcache_ab.cow_kept_per_s", "pmbench": "swapcache_ab.cow_kept_per_s",
+                           "anon-cow-reclaim-async": "swapcache_ab.cow_kept"}},
+    "hook_dispatch": {"headline": SWAPOUT, "context": COW[:2] + COW_CONTEXT[:2]},
+    # the boot-level comparisons: the hook points' cost, the module at 1
+    "overhead": {"headline": SWAPOUT, "context": COW[:2] + [("lru-file-readtwice", "throughput")]},
+    "module-all-1": {"headline": SWAPOUT, "context": COW[:2] + [("lru-file-readtwice", "throughput")]},
 }
+# A comparison without a headline: its first performance row in this
+# order of metrics (then by workload), never the first alphabetically
+METRIC_PREFERENCE = ("insns_per_pswpout", "guest_ns_per_pswpout", "insns_per_page", "guest_ns_per_page",
+                     "insns_per_access", "guest_ns_per_access", "swapout_kb_per_guest_s", "throughput")
 HOOK_KNOB = "hook_dispatch"
 # A kernel label whose runs say which cgroup they ran in is a simultaneous pass
 SIMULTANEOUS_MARK = "cgroup_y"
@@ -137,22 +206,139 @@ def mean_pct_stddev(xs):
     return m, (100 * sd / m if m else 0.0)
 
 
-def median_interval(changes):
-    """Median of the paired changes and its 95% bootstrap interval."""
-    changes = np.asarray(changes, dtype=float)
-    med = float(np.median(changes))
-    if len(changes) < 3:
-        return med, None, None
-    if np.all(changes == changes[0]):
-        return med, med, med
-    res = stats.bootstrap((changes,), np.median, confidence_level=0.95,
-                          n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
-                          random_state=np.random.default_rng(BOOTSTRAP_SEED))
-    return med, float(res.confidence_interval.low), float(res.confidence_interval.high)
+def pct(log_x):
+    return None if log_x is None else 100 * math.expm1(log_x)
+
+
+def log_of_pct(x):
+    return math.log1p(x / 100)
+
+
+def t_interval(logs, confidence=CONFIDENCE):
+    """exp(mean d) - 1 of the log ratios d and its Student t interval, in %"""
+    n = len(logs)
+    m = float(np.mean(logs))
+    if n < 2:
+        return pct(m), None, None
+    se = float(np.std(logs, ddof=1)) / math.sqrt(n)
+    if se == 0:
+        return pct(m), pct(m), pct(m)
+    h = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * se
+    return pct(m), pct(m - h), pct(m + h)
+
+
+@functools.lru_cache(maxsize=None)
+def signed_rank_counts(n):
+    """How many of the 2^n sign assignments give each signed-rank sum
+    W+ = 0 .. n(n+1)/2: the exact null distribution of Wilcoxon's
+    statistic, by enumeration (subset sums of 1..n)"""
+    counts = [1] + [0] * (n * (n + 1) // 2)
+    for r in range(1, n + 1):
+        for s in range(len(counts) - 1, r - 1, -1):
+            counts[s] += counts[s - r]
+    return tuple(counts)
+
+
+def signed_rank_cdf(n, w):
+    """P(W+ <= w) under the null, exactly"""
+    counts = signed_rank_counts(n)
+    return sum(counts[:w + 1]) / 2 ** n if w >= 0 else 0.0
+
+
+def wilcoxon_k(n, confidence=CONFIDENCE):
+    """The largest k with P(W+ <= k - 1) <= (1 - confidence) / 2, and the
+    coverage 1 - 2 P(W+ <= k - 1) of [W_(k), W_(M+1-k)]; (None, None) when
+    even k = 1 falls short (n < 6 at 95%)"""
+    counts = signed_rank_counts(n)
+    total, cum, k = 2 ** n, 0, 0
+    while cum + counts[k] <= (1 - confidence) / 2 * total:
+        cum += counts[k]
+        k += 1
+    if k == 0:
+        return None, None
+    return k, 1 - 2 * cum / total
+
+
+def hodges_lehmann(logs, confidence=CONFIDENCE):
+    """The Hodges-Lehmann estimate (median of the Walsh averages
+    (d_i + d_j) / 2, i <= j) and the exact Wilcoxon signed-rank interval
+    [W_(k), W_(M+1-k)] of the M = n(n+1)/2 sorted Walsh averages, in %:
+    (estimate, low, high, coverage); low = high = coverage = None below
+    WILCOXON_MIN_N"""
+    d = np.asarray(logs, dtype=float)
+    n = len(d)
+    i, j = np.triu_indices(n)
+    walsh = np.sort((d[i] + d[j]) / 2)
+    est = pct(float(np.median(walsh)))
+    k, cov = wilcoxon_k(n, confidence) if n >= WILCOXON_MIN_N else (None, None)
+    if k is None:
+        return est, None, None, None
+    return est, pct(float(walsh[k - 1])), pct(float(walsh[len(walsh) - k])), cov
+
+
+def power_paired_t(ncp, n, alpha=ALPHA):
+    """Power of the two-sided paired t test with n pairs at noncentrality
+    ncp = delta / (sd / sqrt(n)): the noncentral t's mass beyond +-t_crit"""
+    df = n - 1
+    tc = float(stats.t.ppf(1 - alpha / 2, df))
+    # far out, boost's noncentral t underflows to nan: that tail is 0
+    with np.errstate(all="ignore"):
+        upper, lower = float(stats.nct.sf(tc, df, ncp)), float(stats.nct.cdf(-tc, df, ncp))
+    return (upper if math.isfinite(upper) else 1.0) + (lower if math.isfinite(lower) else 0.0)
+
+
+@functools.lru_cache(maxsize=None)
+def detectable_ncp(n, power=POWER, alpha=ALPHA):
+    """The noncentrality at which the paired t test with n pairs has the
+    power asked: the MDE is this times sd / sqrt(n)"""
+    hi = 2.0
+    while power_paired_t(hi, n, alpha) < power:
+        hi *= 2
+    return float(optimize.brentq(lambda c: power_paired_t(c, n, alpha) - power, 0.0, hi, xtol=1e-10))
+
+
+def mde_log(sd, n):
+    """Minimum detectable effect, on the log scale, of n pairs whose log
+    ratios spread sd (None: n < 2)"""
+    if n < 2:
+        return None
+    return detectable_ncp(n) * sd / math.sqrt(n)
+
+
+def pairs_needed(sd, effect_pct=DETECT_PCT, limit=1000000):
+    """The fewest pairs (>= 2) whose paired t test detects effect_pct at
+    POWER given the spread sd of the log ratios; None above limit.  Starts
+    from the normal approximation, which the t never beats, and steps up"""
+    delta = log_of_pct(effect_pct)
+    if sd == 0:
+        return 2
+    z = stats.norm.ppf(1 - ALPHA / 2) + stats.norm.ppf(POWER)
+    n = max(2, int((z * sd / delta) ** 2))
+    while n <= limit:
+        if mde_log(sd, n) <= delta:
+            return n
+        n += 1 if n < 1000 else n // 100
+    return None
+
+
+def equivalence_margin(metric):
+    """The declared margin X (in %) of a metric, or None"""
+    return next((x for _, pattern, x in EQUIVALENCE if pattern.match(metric)), None)
+
+
+def tost(logs, margin_pct, alpha=ALPHA):
+    """Two one-sided t tests against +-margin_pct: equivalent when the
+    (1 - 2 alpha) t interval lies inside (ln(1 - X), ln(1 + X))"""
+    n = len(logs)
+    if n < 2:
+        return False
+    _, lo, hi = t_interval(logs, 1 - 2 * alpha)
+    # exp() - 1 is monotonic: ln(1 - X) < m - h and m + h < ln(1 + X)
+    return -margin_pct < lo and hi < margin_pct
 
 
 def paired(base, other):
-    """Statistics of one row: base, other are {pair: value}."""
+    """Statistics of one row: base, other are {pair: value}"""
     pairs = sorted(set(base) & set(other), key=lambda p: int(p) if p.isdigit() else p)
     a = [base[p] for p in pairs]
     b = [other[p] for p in pairs]
@@ -164,17 +350,35 @@ def paired(base, other):
     row.update(a_mean=am, a_stddev_pct=apct, b_mean=bm, b_stddev_pct=bpct,
                change_of_means_pct=(100 * (bm - am) / am if am else None))
     if all(x == 0 and y == 0 for x, y in zip(a, b)):
-        changes = [0.0] * len(a)
-    elif any(x == 0 for x in a):
-        changes = None      # a ratio to 0: the difference is the figure
+        logs = [0.0] * len(a)
+    elif any(x <= 0 or y <= 0 for x, y in zip(a, b)):
+        logs = None         # no ratio to 0: the means are the figure
     else:
-        changes = [100 * (y / x - 1) for x, y in zip(a, b)]
-    row["paired_changes_pct"] = changes
-    if changes is not None:
-        med, lo, hi = median_interval(changes)
-        row.update(median_change_pct=med, ci_low_pct=lo, ci_high_pct=hi,
-                   within_noise=(lo is None or lo <= 0 <= hi))
+        logs = [math.log(y / x) for x, y in zip(a, b)]
+    row["paired_changes_pct"] = [pct(d) for d in logs] if logs is not None else None
+    if logs is None:
+        return row
+    n = len(logs)
+    est, lo, hi = t_interval(logs)
+    sd = float(np.std(logs, ddof=1)) if n > 1 else None
+    hl, hl_lo, hl_hi, hl_cov = hodges_lehmann(logs)
+    mde = mde_log(sd, n) if sd is not None else None
+    row.update(change_pct=est, ci_low_pct=lo, ci_high_pct=hi, sd_log=sd,
+               hl_pct=hl, hl_low_pct=hl_lo, hl_high_pct=hl_hi, hl_coverage=hl_cov,
+               mde_pct=pct(mde), pairs_for_2pct=(pairs_needed(sd) if sd is not None else None),
+               within_noise=(lo is None or lo <= 0 <= hi))
     return row
+
+
+def is_context(row):
+    """A performance row whose MDE exceeds CONTEXT_MDE_PCT (or has none)"""
+    return row.get("mde_pct") is None or row["mde_pct"] > CONTEXT_MDE_PCT
+
+
+def underpowered(row):
+    """n below what the row's own spread needs to detect DETECT_PCT"""
+    need = row.get("pairs_for_2pct") if row else None
+    return row is not None and row.get("mde_pct") is not None and (need is None or row["n"] < need)
 
 
 def fmt_num(x):
@@ -184,16 +388,34 @@ def fmt_num(x):
 
 
 def fmt_pct(x):
-    return "n/a" if x is None else f"{x:+.1f}%"
+    """A change in %: two decimals below 10%, one above"""
+    if x is None:
+        return "n/a"
+    return f"{x:+.2f}%" if abs(round(x, 2)) < 10 else f"{x:+.1f}%"
+
+
+def fmt_mde(row):
+    return "n/a" if row is None or row.get("mde_pct") is None else f"{row['mde_pct']:.2f}%"
 
 
 def fmt_interval(row):
-    if row is None or row.get("median_change_pct") is None:
+    """exp(mean ln(B/A)) - 1 [t 95%]"""
+    if row is None or row.get("change_pct") is None:
         return "n/a"
     if row["ci_low_pct"] is None:
-        return f"{fmt_pct(row['median_change_pct'])} [n<3]"
-    return (f"{fmt_pct(row['median_change_pct'])} "
+        return f"{fmt_pct(row['change_pct'])} [n<2]"
+    return (f"{fmt_pct(row['change_pct'])} "
             f"[{fmt_pct(row['ci_low_pct'])}, {fmt_pct(row['ci_high_pct'])}]")
+
+
+def fmt_hl(row):
+    """Hodges-Lehmann [exact Wilcoxon, its coverage]"""
+    if row is None or row.get("hl_pct") is None:
+        return "n/a"
+    if row["hl_low_pct"] is None:
+        return f"{fmt_pct(row['hl_pct'])} [n<{WILCOXON_MIN_N}]"
+    return (f"{fmt_pct(row['hl_pct'])} [{fmt_pct(row['hl_low_pct'])}, "
+            f"{fmt_pct(row['hl_high_pct'])}] {100 * row['hl_coverage']:.1f}%")
 
 
 def hooked_aa(values, kernel):
@@ -267,43 +489,100 @@ def interval_width(row):
     return row["ci_high_pct"] - row["ci_low_pct"]
 
 
-def aa_halfwidth(row):
-    if row is None or row.get("ci_low_pct") is None:
-        return None
-    return max(abs(row["ci_low_pct"]), abs(row["ci_high_pct"]))
-
-
 def first_measured(rows, candidates):
     return next(((k, rows[k]) for k in candidates if k in rows), ((None, None), None))
 
 
+def headline_of(knob, rows):
+    """(workload, metric), row: the knob's declared headline, the first
+    measured; for a comparison without one, its first performance row in
+    METRIC_PREFERENCE's order of metrics, then by workload"""
+    key, row = first_measured(rows, HEADLINES.get(knob, {}).get("headline", []))
+    if row is not None:
+        return key, row
+    rank = {m: i for i, m in enumerate(METRIC_PREFERENCE)}
+    perf = sorted((k for k in rows if PERFORMANCE.match(k[1])),
+                  key=lambda k: (rank.get(k[1], len(rank)), k[1], k[0]))
+    return (perf[0], rows[perf[0]]) if perf else ((None, None), None)
+
+
+def judge(row, metric):
+    """One of: B better, B worse, equivalent within +-X, undecided at
+    this n (MDE ...), as text"""
+    if row.get("change_pct") is None:
+        return "undecided: no ratio (a side is 0), see the means"
+    if row["ci_low_pct"] is None:
+        return f"undecided at this n (n={row['n']}: no interval, no MDE)"
+    if is_context(row):
+        return (f"undecided at this n (MDE {fmt_mde(row)}): a context row, its MDE over "
+                f"{CONTEXT_MDE_PCT:.0f}%")
+    margin = equivalence_margin(metric)
+    logs = [math.log1p(c / 100) for c in row["paired_changes_pct"]]
+    equivalent = margin is not None and tost(logs, margin)
+    if row["ci_low_pct"] > 0 or row["ci_high_pct"] < 0:
+        better = (row["change_pct"] < 0) == bool(LOWER_IS_BETTER.match(metric))
+        text = "B better" if better else "B worse"
+        if equivalent:
+            text += f", by less than the ±{margin:g}% margin (equivalent within it too)"
+        return text
+    if equivalent:
+        return f"equivalent within ±{margin:g}%"
+    return f"undecided at this n (MDE {fmt_mde(row)})"
+
+
+def row_figures(row, aa=None):
+    """A row's figures in a verdict line"""
+    text = (f"{fmt_interval(row)} (t 95%, n={row['n']}; HL {fmt_hl(row)}; MDE {fmt_mde(row)}")
+    if aa is not None:
+        text += f"; A/A {fmt_interval(aa)}"
+    return text + ")"
+
+
 def verdict(knob, rows, aa_rows, label=None):
-    """label: how the verdict names the knob (default: the knob)"""
-    perf_rows, mech_rows = HEADLINES.get(knob, ([], []))
-    (pwl, pmetric), perf = first_measured(rows, perf_rows)
-    (mwl, mmetric), mech = first_measured(rows, mech_rows)
-    if perf is None:    # not a knob with a headline: its first performance row
-        perf_key = next((k for k in rows if PERFORMANCE.match(k[1])), None)
-        perf = rows.get(perf_key)
-        pwl, pmetric = perf_key or (None, None)
-    if perf is None:
-        return f"{label or knob}: no performance row measured"
-    aa = aa_rows.get((pwl, pmetric)) if aa_rows else None
-    text = f"{label or knob}: {pwl}.{pmetric} {fmt_interval(perf)} (n={perf['n']}"
-    text += f"; A/A {fmt_interval(aa)})" if aa else "; no A/A)"
-    if perf.get("median_change_pct") is None or perf["within_noise"]:
-        judgement = "not measurable here: the interval contains 0"
-    elif aa is None:
-        judgement = "a change, but no A/A to size the noise"
-    elif aa_halfwidth(aa) is not None and abs(perf["median_change_pct"]) <= aa_halfwidth(aa):
-        judgement = "not measurable here: within the A/A spread"
-    else:
-        better = (perf["median_change_pct"] < 0) == bool(LOWER_IS_BETTER.match(pmetric))
-        judgement = "B (mainline) " + ("better" if better else "worse")
+    """The knob's verdict line on its headline row, then its context
+    lines; label: how the lines name the knob (default: the knob)"""
+    name = label or knob
+    spec = HEADLINES.get(knob, {})
+    (wl, metric), row = headline_of(knob, rows)
+    if row is None:
+        return [f"{name}: no performance row measured"]
+    aa = aa_rows.get((wl, metric)) if aa_rows else None
+    text = f"{name}: {wl}.{metric} {row_figures(row, aa)}"
+    pswpout = rows.get((wl, "vmstat.pswpout"))
+    if pswpout and metric != "vmstat.pswpout":
+        text += (f"; pswpout {fmt_num(pswpout['a_mean'])} -> {fmt_num(pswpout['b_mean'])} "
+                 f"({fmt_pct(pswpout['change_of_means_pct'])})")
+    for key in spec.get("beside", []):
+        r = rows.get(key)
+        if r:
+            text += f"; {key[0]}.{key[1]} {fmt_num(r['a_mean'])} -> {fmt_num(r['b_mean'])}"
+    (mwl, mmetric), mech = first_measured(rows, spec.get("mechanism", []))
     if mech:
-        text += (f"; mechanism {mwl}.{mmetric} {fmt_num(mech['a_mean'])} -> "
-                 f"{fmt_num(mech['b_mean'])}")
-    return f"{text} => {judgement}"
+        text += f"; mechanism {mwl}.{mmetric} {fmt_num(mech['a_mean'])} -> {fmt_num(mech['b_mean'])}"
+    text += f" => {judge(row, metric)}"
+    if underpowered(row):
+        need = row["pairs_for_2pct"]
+        text += (f"; n={row['n']} is below the {need if need else 'over 10^6'} pairs its spread needs "
+                 f"to detect {DETECT_PCT:g}%")
+    out = [text]
+    seen = {(wl, metric)}
+    for key in spec.get("context", []):
+        r = rows.get(key)
+        if r is None or key in seen:
+            continue
+        seen.add(key)
+        line = f"{name} (context, not the verdict): {key[0]}.{key[1]} {row_figures(r)}"
+        counter = spec.get("fires", {}).get(key[0])
+        fired = rows.get((key[0], counter)) if counter else None
+        if fired and fired["a_mean"] == 0 and fired["b_mean"] == 0:
+            line += (f" => the mechanism never fires here ({counter} 0 -> 0 on both sides): "
+                     "this A/B is an A/A")
+        elif is_context(r):
+            line += f" => context: MDE over {CONTEXT_MDE_PCT:.0f}%"
+        else:
+            line += f" => {judge(r, key[1])}"
+        out.append(line)
+    return out
 
 
 def interference(values):
@@ -349,10 +628,10 @@ def render_interference(found):
             "   partner, against A/A pair i (both sides mainline, their mean), paired; and the",
             "   position effect: cgroup y against cgroup x in the A/A pairs",
             f"{'kernel':<14} {'compared':<14} {'workload.metric':<28} {'n':>3}  "
-            f"{'paired median [95% CI]':>28}  reading"]
+            f"{'paired exp(mean ln) [95% t]':>28}  reading"]
     for r in found:
         if r.get("ci_low_pct") is None:
-            reading = "n < 3: no interval"
+            reading = "n < 2: no interval"
         elif r["within_noise"]:
             reading = "none measurable at this n"
         elif r["what"].startswith("position"):
@@ -396,7 +675,7 @@ def render_modes(found):
     passes = {r["mode"]: r["pass_seconds"] for r in found}
     text = ["== sequential vs simultaneous: the same knobs and workloads, one pass each;",
             "   pass wall time " + ", ".join(f"{m} {passes.get(m)} s" for m in MODES),
-            f"{'knob':<14} {'workload.metric':<26} {'mode':<13} {'n':>3}  {'paired median [95% CI]':>28} "
+            f"{'knob':<14} {'workload.metric':<26} {'mode':<13} {'n':>3}  {'paired [95% t]':>28} "
             f"{'width':>6} {'MAD':>6}  {'A/A [95% CI]':>28} {'width':>6}"]
     for r in found:
         text.append(f"{r['knob']:<14} {r['workload'] + '.' + r['metric']:<26} {r['mode']:<13} "
@@ -437,7 +716,6 @@ MODULE_ONLY = ("xarray.type1_height", "xarray.type1_nodes")
 # what the old kernel did moves them by far more.  The A/A spread is for
 # figures such as SwapCached after swap-w-seq: 8 to 92 kB on stock boots
 MECH_REL_TOL, MECH_ABS_TOL = 0.10, 16
-CONFIDENCE = 0.95
 
 
 def load_reference(path=REFERENCE_KNOBS):
@@ -452,47 +730,11 @@ def load_reference(path=REFERENCE_KNOBS):
     return out
 
 
-def median_os_interval(changes, confidence=CONFIDENCE):
-    """Median and the distribution-free order-statistic interval
-    [x_(k), x_(n+1-k)] around it, with the largest k whose coverage,
-    1 - 2 * P(Binomial(n, 1/2) <= k - 1), is at least @confidence; if no k
-    reaches it (n < 6), k = 1 and the coverage it has: (lo, hi, coverage).
-    For n = 5: [min, max], 93.75%."""
-    x = sorted(changes)
-    n = len(x)
-    med = float(np.median(x)) if n else None
-    if n < 2:
-        return med, None, None, None
-    best = 1
-    for k in range(1, n // 2 + 1):
-        if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= confidence:
-            best = k
-    cov = float(1 - 2 * stats.binom.cdf(best - 1, n, 0.5))
-    return med, float(x[best - 1]), float(x[n - best]), cov
-
-
 def log_ratios(row):
     """log(B/A) per pair, or None where a side is not positive"""
     if not row or row.get("n", 0) == 0 or any(v <= 0 for v in row["a"] + row["b"]):
         return None
     return [math.log(b / a) for a, b in zip(row["a"], row["b"])]
-
-
-def pct(log_x):
-    return None if log_x is None else 100 * math.expm1(log_x)
-
-
-def t_interval(logs, confidence=CONFIDENCE):
-    """Mean of the log ratios and its Student t interval, in %"""
-    n = len(logs)
-    m = float(np.mean(logs))
-    if n < 2:
-        return pct(m), None, None
-    se = float(np.std(logs, ddof=1)) / math.sqrt(n)
-    if se == 0:
-        return pct(m), pct(m), pct(m)
-    h = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * se
-    return pct(m), pct(m - h), pct(m + h)
 
 
 def welch_difference(l1, l2, confidence=CONFIDENCE):
@@ -521,21 +763,19 @@ def fmt_ci(mid, lo, hi, extra=""):
 
 
 def effect(row):
-    """A row's effect: median of the per-pair changes with its
-    order-statistic interval and coverage, and the log ratios"""
-    changes = row.get("paired_changes_pct") if row else None
-    if not changes:
+    """A row's effect: exp(mean log(B/A)) - 1 with its t interval, and the
+    log ratios"""
+    logs = log_ratios(row)
+    if not logs:
         return None
-    med, lo, hi, cov = median_os_interval(changes)
-    return {"n": row["n"], "median": med, "low": lo, "high": hi, "coverage": cov,
-            "logs": log_ratios(row)}
+    mid, lo, hi = t_interval(logs)
+    return {"n": row["n"], "mean": mid, "low": lo, "high": hi, "logs": logs}
 
 
 def fmt_effect(e):
     if e is None:
         return "n/a"
-    cov = f" {100 * e['coverage']:.1f}%" if e["coverage"] is not None else ""
-    return fmt_ci(e["median"], e["low"], e["high"], f"{cov} n={e['n']}")
+    return fmt_ci(e["mean"], e["low"], e["high"], f" n={e['n']}")
 
 
 def agrees(x, y, noise=0.0):
@@ -551,8 +791,8 @@ def aa_range(row):
 def fidelity(rows_by, reference):
     """Per knob of bench/reference/knobs with both A/Bs measured: for each
     of its workloads, the runtime effect (knob pass, knob@patched) and the
-    reboot effect (knob@reboot), each the median of its per-pair changes
-    with an order-statistic interval and its coverage; their difference,
+    reboot effect (knob@reboot), each exp(mean log(B/A)) - 1 with its
+    Student t interval, as every A/B row; their difference,
     exp(mean log-ratio runtime - mean log-ratio reboot) - 1, with a 95%
     Welch t interval; and the boot-level A/A (stock2 vs stock, same
     workload and metric), the mean log ratio with its 95% t interval.
@@ -587,8 +827,8 @@ def fidelity(rows_by, reference):
             elif -band <= diff[1] and diff[2] <= band:
                 ok, why = True, None
             elif abs(diff[0]) > band:
-                ok, why = False, (f"{wl}.{metric}: runtime {fmt_pct(e_run['median'])} against reboot "
-                                  f"{fmt_pct(e_reb['median'])}, difference {fmt_ci(*diff)} beyond the "
+                ok, why = False, (f"{wl}.{metric}: runtime {fmt_pct(e_run['mean'])} against reboot "
+                                  f"{fmt_pct(e_reb['mean'])}, difference {fmt_ci(*diff)} beyond the "
                                   f"boot-level A/A (+-{band:.1f}%)")
             else:
                 ok, why = False, (f"{wl}.{metric}: difference {fmt_ci(*diff)} reaches past the boot-level "
@@ -644,14 +884,14 @@ def render_fidelity(found):
     text = ["== fidelity: each knob's runtime A/B (knob 0 vs 1, patched kernel + module, knob pass)",
             "   beside its reboot A/B (bench/reference/knobs: reference kernel vs stock, one boot a",
             "   run, boot rounds); changes 100*(B/A-1)",
-            f"{'knob':<19} {'workload.metric':<28} {'runtime: median [interval] coverage n':>42}  "
-            f"{'reboot: median [interval] coverage n':>42}  {'difference [95%, Welch t]':>27}  "
+            f"{'knob':<19} {'workload.metric':<28} {'runtime [95%, t] n':>34}  "
+            f"{'reboot [95%, t] n':>34}  {'difference [95%, Welch t]':>27}  "
             f"{'boot A/A stock2/stock [95%, t]':>33}"]
     for e in found:
         for p in e["perf"]:
             aa = fmt_ci(*p["aa"], f" n={p['aa_n']}")
             text.append(f"{e['knob']:<19} {p['workload'] + '.' + p['metric']:<28} "
-                        f"{fmt_effect(p['runtime']):>42}  {fmt_effect(p['reboot']):>42}  "
+                        f"{fmt_effect(p['runtime']):>34}  {fmt_effect(p['reboot']):>34}  "
                         f"{fmt_ci(*p['difference']):>27}  {aa:>33}")
         for m in e["mechanisms"]:
             rt = f"{fmt_num(m['runtime'][0])} -> {fmt_num(m['runtime'][1])}"
@@ -661,8 +901,7 @@ def render_fidelity(found):
                 mark = "harness, not judged"
             text.append(f"{'':<19}   {m['what']:<40} runtime {rt:>22}   reboot {rb:>22}   {mark}"
                         + (f"  ({m['note']})" if m.get("note") else ""))
-    text.append("   runtime/reboot: median of the per-pair changes, with the order-statistic interval")
-    text.append("   [x_(k), x_(n+1-k)] and the coverage it actually has (n=5: [min, max], 93.75%).")
+    text.append("   runtime/reboot: exp(mean log(B/A)) - 1 over the pairs, Student t interval 95%.")
     text.append("   difference: exp(mean log(B/A) runtime - mean log(B/A) reboot) - 1, Welch t interval")
     text.append("   95%.  boot A/A: mean log(stock2/stock), t interval 95%.  Faithful: every difference")
     text.append("   interval within +-the A/A interval's larger end, and pswpout, pswpin, SwapCached and")
@@ -689,22 +928,28 @@ def render(name, title, rows, aa_rows, aa_title):
             continue
         text.append(f"-- {section}")
         text.append(f"{'A mean ± %stddev':>20} {'%change':>9} {'B mean ± %stddev':>20}"
-                    f"  {'paired median [95% CI]':>28} {'n':>3}  {'A/A [95% CI]':>28}  workload.metric")
+                    f"  {'exp(mean ln B/A)-1 [95% t]':>28}    {'n':>3} {'MDE':>7} {'n2%':>5}"
+                    f"  {'HL [Wilcoxon] coverage':>32}  {'A/A [95% t]':>28}  workload.metric")
         for key in keys:
             r = rows[key]
             mark = "~" if r.get("within_noise", True) else " "
+            mark += "!" if pred and underpowered(r) else " "
+            mark += "c" if pred and r.get("change_pct") is not None and is_context(r) else " "
             aa = aa_rows.get(key) if aa_rows else None
+            need = r.get("pairs_for_2pct")
+            need = "n/a" if r.get("mde_pct") is None else (str(need) if need else ">1e6")
             text.append(f"{fmt_num(r['a_mean']):>13} ±{r['a_stddev_pct']:4.0f}% "
                         f"{fmt_pct(r['change_of_means_pct']):>9} "
                         f"{fmt_num(r['b_mean']):>13} ±{r['b_stddev_pct']:4.0f}%"
-                        f"  {fmt_interval(r):>27}{mark} {r['n']:>3}  "
-                        f"{fmt_interval(aa) if aa else '-':>28}  {key[0]}.{key[1]}")
+                        f"  {fmt_interval(r):>28}{mark} {r['n']:>3} {fmt_mde(r):>7} {need:>5}"
+                        f"  {fmt_hl(r):>32}  {fmt_interval(aa) if aa else '-':>28}  {key[0]}.{key[1]}")
     text.append("")
     return text
 
 
 def write_dat(path, rows, aa_rows):
-    """Blocks for plot.gp: every pair's change; median and interval; A/A."""
+    """Blocks for plot.gp: every pair's change; exp(mean ln(B/A)) - 1 and
+    its t interval; the A/A's."""
     perf = [(k, r) for k, r in rows.items()
             if PERFORMANCE.match(k[1]) and r.get("paired_changes_pct") is not None]
     with open(path, "w") as f:
@@ -712,17 +957,17 @@ def write_dat(path, rows, aa_rows):
         for i, (k, r) in enumerate(perf):
             for c in r["paired_changes_pct"]:
                 f.write(f"{i} {k[0]}.{k[1]} {c:.3f}\n")
-        f.write("\n\n# x label median low high\n")
+        f.write("\n\n# x label mean low high\n")
         for i, (k, r) in enumerate(perf):
-            lo = r["ci_low_pct"] if r["ci_low_pct"] is not None else r["median_change_pct"]
-            hi = r["ci_high_pct"] if r["ci_high_pct"] is not None else r["median_change_pct"]
-            f.write(f"{i} {k[0]}.{k[1]} {r['median_change_pct']:.3f} {lo:.3f} {hi:.3f}\n")
-        f.write("\n\n# x label A/A median low high\n")
+            lo = r["ci_low_pct"] if r["ci_low_pct"] is not None else r["change_pct"]
+            hi = r["ci_high_pct"] if r["ci_high_pct"] is not None else r["change_pct"]
+            f.write(f"{i} {k[0]}.{k[1]} {r['change_pct']:.3f} {lo:.3f} {hi:.3f}\n")
+        f.write("\n\n# x label A/A mean low high\n")
         aa_lines = 0
         for i, (k, r) in enumerate(perf):
             aa = aa_rows.get(k) if aa_rows else None
             if aa and aa.get("ci_low_pct") is not None:
-                f.write(f"{i + 0.25} {k[0]}.{k[1]} {aa['median_change_pct']:.3f} "
+                f.write(f"{i + 0.25} {k[0]}.{k[1]} {aa['change_pct']:.3f} "
                         f"{aa['ci_low_pct']:.3f} {aa['ci_high_pct']:.3f}\n")
                 aa_lines += 1
         if not aa_lines:    # gnuplot refuses an empty block: a point off the axis
@@ -730,9 +975,33 @@ def write_dat(path, rows, aa_rows):
     return len(perf)
 
 
+def legend():
+    margins = ", ".join(f"{name} {x:g}%" for name, _, x in EQUIVALENCE)
+    return [
+        "Per row, from the per-pair log ratios d = ln(B/A): exp(mean d) - 1 with its Student t 95%",
+        "interval (the primary figure); HL: the Hodges-Lehmann estimate (median of the Walsh",
+        f"averages) with the exact Wilcoxon signed-rank interval and its coverage (none below n = {WILCOXON_MIN_N});",
+        f"MDE: the smallest effect a two-sided paired t test (alpha {ALPHA:g}) detects with {100 * POWER:.0f}% power",
+        f"at this n and the row's spread of d (noncentral t); n2%: the pairs that spread needs for {DETECT_PCT:g}%.",
+        f"~: the t interval contains 0.  !: n below n2%.  c: MDE over {CONTEXT_MDE_PCT:g}%, a context row, not a",
+        "verdict.  Verdicts: B better or B worse when the t interval excludes 0; equivalent within",
+        "±X when the 90% t interval lies within ±X (two one-sided tests at 5%), X by metric:",
+        f"{margins}; else undecided at this n, with the MDE.",
+    ]
+
+
+def read_results(outdir):
+    """RESULTS_DIR/results.txt, or results.txt.gz (a committed run)"""
+    path = os.path.join(outdir, "results.txt")
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt", errors="replace") as f:
+            return f.readlines()
+    with open(path, errors="replace") as f:
+        return f.readlines()
+
+
 def report(outdir):
-    with open(os.path.join(outdir, "results.txt"), errors="replace") as f:
-        lines = f.readlines()
+    lines = read_results(outdir)
     values, plans, failures, notes = parse(lines)
     if not values:
         raise ReportError("no RESULT lines")
@@ -752,7 +1021,7 @@ def report(outdir):
     comps = comparisons(values, provenance.get("kernel_version", "6.12"), reference)
     rows_by = {name: rows_of(values, b, o) for name, _, b, o, _ in comps}
     titles = {name: title for name, title, _, _, _ in comps}
-    text, summary, verdicts, plotted = [], [], [], []
+    text, summary, verdicts, contexts, plotted = [], [], [], [], []
     if notes:
         text += ["== notes from the runs"] + [f"NOTE {n}" for n in notes] + [""]
     for name, title, _, _, cal in comps:
@@ -769,13 +1038,14 @@ def report(outdir):
         if not name.startswith(("aa@", "stock2")) and not name.endswith("@" + LOCK_PASS):
             knob, _, kernel = name.partition("@")
             # With several passes (MODE=simultaneous), say which
-            v = verdict(knob, rows, aa_rows, label=name if kernel not in ("", "patched") else None)
+            v, *ctx = verdict(knob, rows, aa_rows, label=name if kernel not in ("", "patched") else None)
             locks = rows_by.get(f"{knob}@{LOCK_PASS}", {})
             for (wl, metric), r in locks.items():
                 if metric == "lock.swapcache_contended":
                     v += (f"; contended swap cache lock acquisitions ({wl}, lock pass) "
                           f"{fmt_num(r['a_mean'])} -> {fmt_num(r['b_mean'])}")
             verdicts.append(v)
+            contexts += ctx
         dat = os.path.join(outdir, f"{name}.dat")
         if write_dat(dat, rows, aa_rows):
             plotted.append(name)
@@ -790,12 +1060,17 @@ def report(outdir):
     found_fidelity = fidelity(rows_by, reference)
     if found_fidelity:
         text += render_fidelity(found_fidelity)
-    text.append("== verdicts (headline performance row, paired median [95% CI]; mechanism A -> B)")
+    text.append("== verdicts (each knob's headline row: exp(mean ln(B/A)) - 1 [95% t], n, Hodges-Lehmann")
+    text.append("   [exact Wilcoxon], MDE; pswpout and the mechanism A -> B), then context rows, not judged")
     text += [f"verdict {v}" for v in verdicts]
+    text += [f"context {c}" for c in contexts]
+    low_n = [(name, k) for name, rows in rows_by.items() for k, r in rows.items()
+             if PERFORMANCE.match(k[1]) and underpowered(r) and not name.endswith("@" + LOCK_PASS)]
+    if low_n:
+        text.append(f"WARNING: {len(low_n)} performance rows (marked !) have fewer pairs than their own "
+                    f"spread needs to detect {DETECT_PCT:g}% at {100 * POWER:.0f}% power (column n2%)")
     text.append("")
-    text.append("~: the paired interval contains 0.  Intervals: percentile bootstrap of the median")
-    text.append("of per-pair changes 100*(B/A-1), 95%, 10000 resamples; with n=5 it spans the")
-    text.append("smallest to the largest pair's change, whose coverage is 93.75%, not 95%.")
+    text += legend()
     if provenance.get("profile", {}).get("ICOUNT") == 1:
         text.append("Under -icount shift=0 guest time counts guest instructions: insns_per_* are")
         text.append("instructions (window guest time in ns over the pages; exact while the guest does")
@@ -809,7 +1084,8 @@ def report(outdir):
     with open(os.path.join(outdir, "table.txt"), "w") as f:
         f.write(out)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
-        json.dump({"provenance": provenance, "verdicts": verdicts, "failed": failures,
+        json.dump({"provenance": provenance, "verdicts": verdicts, "context": contexts,
+                   "failed": failures,
                    "plots": plotted, "rows": summary,
                    "interference": [{k: v for k, v in r.items() if k not in ("a", "b", "pairs")}
                                     for r in found_interference],

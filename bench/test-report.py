@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/report.py's statistics on inputs whose answers are known.
 
-Prints TAP lines ("ok - ...", "not ok - ..."), as vm/check.sh's host
-checks do, and exits 1 if any is not ok.
+Prints TAP lines ("ok N - ...", "not ok N - ...") and the plan line
+"1..N" last, as vm/check.sh's host checks take them, and exits 1 if any
+is not ok.  The expected figures are textbook or scipy values, stated
+beside each check.
 """
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -18,11 +21,13 @@ report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
 
 failures = 0
+checks = 0
 
 
 def check(ok, what):
-    global failures
-    print(f"{'ok' if ok else 'not ok'} - bench statistics: {what}")
+    global failures, checks
+    checks += 1
+    print(f"{'ok' if ok else 'not ok'} {checks} - bench statistics: {what}")
     failures += not ok
 
 
@@ -36,16 +41,24 @@ def pairs_from_changes(changes, base=1000.0):
     return a, b
 
 
-def results_text(knob_changes, aa_changes, throughput=1000.0, extra=""):
+def results_text(knob_changes, aa_changes, throughput=1000.0, extra="", metric="throughput",
+                 knob="skip_wb_tags", workload="swap-w-seq"):
     lines = []
-    for knob, sides, changes in (("skip_wb_tags", ("0", "1"), knob_changes),
-                                 ("aa", ("a1", "a2"), aa_changes)):
+    for k, sides, changes in ((knob, ("0", "1"), knob_changes),
+                              ("aa", ("a1", "a2"), aa_changes)):
         for i, c in enumerate(changes, 1):
             for side, x in zip(sides, (throughput, throughput * (1 + c / 100))):
-                lines.append(f"PLAN patched {knob} {side} {i} swap-w-seq")
-                lines.append(f"RESULT patched {knob} {side} {i} swap-w-seq throughput {x:.6f}")
-                lines.append(f"RESULT patched {knob} {side} {i} swap-w-seq position 1")
+                lines.append(f"PLAN patched {k} {side} {i} {workload}")
+                lines.append(f"RESULT patched {k} {side} {i} {workload} throughput "
+                             f"{x if metric == 'throughput' else 100:.6f}")
+                if metric != "throughput":
+                    lines.append(f"RESULT patched {k} {side} {i} {workload} {metric} {x:.6f}")
+                lines.append(f"RESULT patched {k} {side} {i} {workload} position 1")
     return "\n".join(lines) + "\n" + extra
+
+
+def verdict_line(out, knob):
+    return next((l for l in out.splitlines() if l.startswith(f"verdict {knob}:")), "")
 
 
 def run_report(text):
@@ -57,46 +70,141 @@ def run_report(text):
     return p.returncode, p.stdout, p.stderr
 
 
-# 1. Five pairs changing by exactly 1..5%: median 3%, and for n = 5 the 95%
-# percentile bootstrap of the median spans the smallest to the largest
-# (a resample's median is the smallest with probability 0.058 > 0.025)
-r = report.paired(*pairs_from_changes([1, 2, 3, 4, 5]))
-check(r["n"] == 5 and near(r["median_change_pct"], 3.0), "median of paired changes 1..5% is +3.0%")
-check(near(round(r["ci_low_pct"], 6), 1.0) and near(round(r["ci_high_pct"], 6), 5.0),
-      f"95% interval of 1..5% is [+1.0%, +5.0%] (got {r['ci_low_pct']}, {r['ci_high_pct']})")
-check(r["within_noise"] is False, "an interval above 0 is a change")
+def pairs_from_logs(logs, base=1000.0):
+    return ({str(i + 1): base for i in range(len(logs))},
+            {str(i + 1): base * math.exp(d) for i, d in enumerate(logs)})
 
-# 2. Pairs, not pooled means: B is A + 2% in every pair although the runs
+
+def close(x, y, tol=1e-6):
+    return x is not None and abs(x - y) < tol
+
+
+# 1. The primary figure: d = ln(B/A) = 0.01 .. 0.05 per pair: mean 0.03,
+# sd 0.0158114 (sqrt(2.5) / 100), t(0.975, 4) = 2.776445 (the textbook
+# table's 2.776; scipy.stats.t.ppf), so exp(0.03 +- 2.776445 * 0.0158114 /
+# sqrt(5)) - 1 = [+1.055%, +5.075%] around +3.045%
+r = report.paired(*pairs_from_logs([0.01, 0.02, 0.03, 0.04, 0.05]))
+h = 2.7764451051977987 * math.sqrt(2.5) / 100 / math.sqrt(5)
+check(r["n"] == 5 and close(r["change_pct"], 100 * math.expm1(0.03))
+      and close(r["ci_low_pct"], 100 * math.expm1(0.03 - h)) and close(r["ci_high_pct"], 100 * math.expm1(0.03 + h)),
+      f"d = 0.01..0.05: exp(mean d) - 1 = +3.05% with the t interval [+1.06%, +5.07%] "
+      f"(got {r.get('change_pct')}, {r.get('ci_low_pct')}, {r.get('ci_high_pct')})")
+check(r["within_noise"] is False, "an interval above 0 is a change")
+check(r["hl_low_pct"] is None and "[n<6]" in report.fmt_hl(r),
+      "n = 5 has no exact 95% Wilcoxon interval (1 - 2/32 = 93.75% at best), and says so")
+
+# 2. The companion figure: d = (1, 2, 3, 4, 5, 6, 20, 30) / 100, n = 8.  Of
+# the 36 Walsh averages (d_i + d_j) / 2 (in %), the 21 of 1..6 are the
+# smallest, the 18th and 19th both 5.0: Hodges-Lehmann 5.0 (the median of
+# d is 4.5).  The exact signed-rank null gives P(W+ <= 3) = 5/256 <= 0.025
+# < P(W+ <= 4) = 7/256 (scipy.stats.wilcoxon's exact two-sided p for W- = 3
+# and 4: 10/256 and 14/256), so k = 4 (the textbook critical value 3 for
+# n = 8): [W_(4), W_(33)] = [2.0, 18.0], coverage 1 - 10/256 = 96.09%
+r = report.paired(*pairs_from_logs([d / 100 for d in (1, 2, 3, 4, 5, 6, 20, 30)]))
+check(close(r["hl_pct"], 100 * math.expm1(0.05)) and close(r["hl_low_pct"], 100 * math.expm1(0.02))
+      and close(r["hl_high_pct"], 100 * math.expm1(0.18)) and close(r["hl_coverage"], 1 - 10 / 256),
+      f"d = 1..6, 20, 30 (%): HL +5.13% with the exact Wilcoxon interval [+2.02%, +19.7%] at 96.09% "
+      f"(got {r.get('hl_pct')}, {r.get('hl_low_pct')}, {r.get('hl_high_pct')}, {r.get('hl_coverage')})")
+check(report.wilcoxon_k(6) == (1, 1 - 2 / 64) and report.wilcoxon_k(5) == (None, None)
+      and report.wilcoxon_k(10) == (9, 1 - 2 * 25 / 1024),
+      "Wilcoxon's k: n = 6 gives [min, max] at 96.88%, n = 5 none, n = 10 k = 9 (textbook 8 + 1)")
+from scipy import stats as _stats
+check(abs(2 * report.signed_rank_cdf(8, 3) - _stats.wilcoxon([-1, -2, 3, 4, 5, 6, 7, 8], method="exact").pvalue) < 1e-12
+      and abs(2 * report.signed_rank_cdf(8, 4) - _stats.wilcoxon([-1, -3, 2, 4, 5, 6, 7, 8], method="exact").pvalue) < 1e-12,
+      "the enumerated signed-rank null matches scipy.stats.wilcoxon's exact p-values")
+
+# 3. The MDE at 80% power (two-sided 0.05, paired t, noncentral t): the
+# power of n = 10 pairs at an effect of one sd (dz = 1) is 0.8031, and of
+# n = 34 at dz = 0.5 0.8078 (G*Power's figures); the MDE of a row is the
+# noncentrality reaching 80%, times sd / sqrt(n): for n = 10, 0.996 sd
+check(abs(report.power_paired_t(math.sqrt(10), 10) - 0.8031) < 1e-4
+      and abs(report.power_paired_t(0.5 * math.sqrt(34), 34) - 0.8078) < 1e-4,
+      "paired t power: dz = 1 at n = 10 is 0.8031, dz = 0.5 at n = 34 is 0.8078 (G*Power)")
+logs = [0.01 * x for x in (-1.2, 0.3, 0.9, -0.5, 1.1, -0.6, 0.2, -0.2, 0.4, -0.4)]
+r = report.paired(*pairs_from_logs(logs))
+sd = _stats.tstd(logs)
+check(abs(report.power_paired_t(report.log_of_pct(r["mde_pct"]) / (sd / math.sqrt(10)), 10) - 0.80) < 1e-6
+      and abs(report.log_of_pct(r["mde_pct"]) / sd - 0.996) < 1e-3,
+      f"a row's MDE is where its paired t test reaches 80% power: 0.996 sd at n = 10 (got {r['mde_pct']})")
+check(report.pairs_needed(0.0022) == 3 and report.pairs_needed(0.085) > 100,
+      "pairs needed for 2%: 3 at a 0.22% spread, over 100 at 8.5% (the A/A spreads of DESIGN.md)")
+
+# 4. Pairs, not pooled means: B is A + 2% in every pair although the runs
 # spread 20% from pair to pair, so the paired interval is exactly [2%, 2%]
 a = {"1": 100.0, "2": 120.0, "3": 90.0, "4": 110.0, "5": 100.0}
 b = {k: v * 1.02 for k, v in a.items()}
 r = report.paired(a, b)
-check(near(round(r["ci_low_pct"], 9), 2.0) and near(round(r["ci_high_pct"], 9), 2.0),
+check(close(r["ci_low_pct"], 2.0, 1e-9) and close(r["ci_high_pct"], 2.0, 1e-9),
       "a constant +2% per pair under 10% run-to-run spread gives [+2.0%, +2.0%]")
 
-# 3. Mixed signs: the interval contains 0, the row is marked as noise
+# 5. Mixed signs: the interval contains 0; one pair gives no interval
 r = report.paired(*pairs_from_changes([-2, -1, 1, 2, 3]))
 check(r["within_noise"] is True and r["ci_low_pct"] < 0 < r["ci_high_pct"],
       "changes of both signs give an interval containing 0 (~)")
+r = report.paired(*pairs_from_changes([5]))
+check(r["ci_low_pct"] is None and r["within_noise"] is True and r["mde_pct"] is None,
+      "n = 1 gives no interval, no MDE and no claim")
 
-# 4. Fewer than 3 pairs give no interval and no claim
-r = report.paired(*pairs_from_changes([5, 6]))
-check(r["ci_low_pct"] is None and r["within_noise"] is True, "n = 2 gives no interval and no claim")
-
-# 5. A base of 0 gives no ratio; 0 against 0 is no change
+# 6. A base of 0 gives no ratio; 0 against 0 is no change
 r = report.paired({"1": 0.0, "2": 0.0, "3": 0.0}, {"1": 5.0, "2": 6.0, "3": 7.0})
 check(r["paired_changes_pct"] is None and near(r["b_mean"], 6.0), "a base of 0 gives no ratio")
 r = report.paired({"1": 0.0, "2": 0.0, "3": 0.0}, {"1": 0.0, "2": 0.0, "3": 0.0})
-check(near(r["median_change_pct"], 0.0), "0 against 0 is no change")
+check(near(r["change_pct"], 0.0), "0 against 0 is no change")
 
-# 6. Whole reports: the verdict weighs the A/B interval against the A/A one
+# 7. Verdicts, whole reports.  Instructions per swapped-out page 1% lower
+# on B at n = 8 with 0.2% spread: t interval about [-1.17%, -0.83%], B better
+spread = [-0.2, 0.1, -0.1, 0.2, 0.0, -0.3, 0.3, 0.0]   # sd 0.19%
+aa8 = [0.1, -0.1, 0.05, -0.05, 0.0, 0.1, -0.1, 0.0]
+rc, out, err = run_report(results_text([-1 + x for x in spread], aa8, metric="insns_per_pswpout"))
+v = verdict_line(out, "skip_wb_tags")
+check(rc == 0 and "swap-w-seq.insns_per_pswpout -1.00% [" in v and "n=8" in v and v.endswith("=> B better"),
+      f"a 1% effect at n = 8 with 0.2% spread is B better ({v[v.find('=>'):]})")
+rc, out, err = run_report(results_text([0.1 + x for x in spread], aa8, metric="insns_per_pswpout"))
+v = verdict_line(out, "skip_wb_tags")
+check(rc == 0 and v.endswith("=> equivalent within ±1%"),
+      f"a 0.1% effect at n = 8 with 0.2% spread is equivalent within ±1% ({v[v.find('=>'):]})")
+rc, out, err = run_report(results_text([10, -8, 3], [1, -1, 0], metric="insns_per_pswpout"))
+v = verdict_line(out, "skip_wb_tags")
+check(rc == 0 and "=> undecided at this n (MDE " in v and "%)" in v,
+      f"n = 3 with 10% spread is undecided at this n, with its MDE ({v[v.find('=>'):]})")
+check("not measurable" not in out, "no verdict says 'not measurable'")
+check("below the" in v and "pairs its spread needs to detect 2%" in v and "WARNING:" in out,
+      "a row whose n is below what its spread needs for 2% is warned about")
 rc, out, err = run_report(results_text([9, 10, 10, 11, 12], [-1, 0, 1, 0.5, -0.5]))
-check(rc == 0 and "verdict skip_wb_tags: swap-w-seq.throughput +10.0% [+9.0%, +12.0%] (n=5; A/A +0.0% [-1.0%, +1.0%])" in out
-      and "B (mainline) better" in out, "a +10% change beside a ±1% A/A is a verdict")
-rc, out, err = run_report(results_text([2, 3, 3, 3, 4], [-5, -2, 0, 2, 5]))
-check(rc == 0 and "within the A/A spread" in out, "a +3% change inside a ±5% A/A is not measurable")
-rc, out, err = run_report(results_text([-3, -1, 1, 2, 3], [-1, 0, 1, 0, 0]))
-check(rc == 0 and "the interval contains 0" in out and "~" in out, "an interval containing 0 is not measurable")
+v = verdict_line(out, "skip_wb_tags")
+check(rc == 0 and "swap-w-seq.throughput" in v and v.endswith("=> B better"),
+      "without a precise row the verdict falls back to throughput, higher better")
+rc, out, err = run_report(results_text([5, -20, 30, 2, -10], [1, -1, 0, 1, -1], metric="insns_per_pswpout"))
+v = verdict_line(out, "skip_wb_tags")
+check("a context row" in v and "~!c" in out,
+      "a headline whose MDE exceeds 10% is a context row, marked c, not a verdict")
+
+# 8. The overhead verdict's row is declared, not the first alphabetically:
+# anon-cow-swap.insns_per_page sorts first, swap-w-seq.insns_per_pswpout is
+# the headline
+lines = []
+for i in range(1, 6):
+    for kernel, x in (("stock", 1000.0), ("patched", 1000.0 * (1.001 + i / 10000)), ("stock2", 1000.0)):
+        for wl, m in (("anon-cow-swap", "insns_per_page"), ("swap-w-seq", "insns_per_pswpout")):
+            lines += [f"PLAN {kernel} - - {i} {wl}", f"RESULT {kernel} - - {i} {wl} throughput 100",
+                      f"RESULT {kernel} - - {i} {wl} {m} {x * (1.2 if wl == 'anon-cow-swap' else 1):.6f}"]
+rc, out, err = run_report("\n".join(lines) + "\n")
+v = verdict_line(out, "overhead")
+check(rc == 0 and "verdict overhead: swap-w-seq.insns_per_pswpout" in v,
+      "the overhead verdict is on swap-w-seq.insns_per_pswpout, whichever row sorts first")
+
+# 9. A knob's workload where its mechanism never fires is named so
+lines = []
+for i in range(1, 6):
+    for side, x in (("0", 1000.0), ("1", 1000.0 * (1 + (-1) ** i / 50))):
+        for wl, m in (("anon-cow-swap", "insns_per_page"), ("pmbench-async", "insns_per_access")):
+            lines += [f"PLAN patched cow_free {side} {i} {wl}", f"RESULT patched cow_free {side} {i} {wl} throughput 100",
+                      f"RESULT patched cow_free {side} {i} {wl} {m} {x:.6f}"]
+        lines.append(f"RESULT patched cow_free {side} {i} pmbench-async swapcache_ab.cow_kept_per_s 0")
+rc, out, err = run_report("\n".join(lines) + "\n")
+check(rc == 0 and "verdict cow_free: anon-cow-swap.insns_per_page" in out
+      and "pmbench-async.insns_per_access" in out and "the mechanism never fires here" in out,
+      "cow_free's verdict is per unit of work; pmbench-async, where cow_kept is 0, is named an A/A")
 
 # 7. Failures are loud: a FAILED line, a planned run without a result, a
 # malformed or duplicated line each fail the report and name the run
@@ -112,8 +220,8 @@ check(rc == 1 and "measured twice" in err, "a duplicated measurement fails the r
 
 # 8. MODE=simultaneous: a mainline side next to an old-policy partner at
 # 900 against A/A pairs at 1000 is -10% interference; the section comparing
-# the passes gives each one's interval width (1..5% spans 4 points, 2..4%
-# spans 2: a ratio of 0.50)
+# the passes gives each one's t interval width (same n, so the ratio of
+# the spreads: sd(2, 3, 3, 3, 4) / sd(1..5) = 0.707 / 1.581 = 0.45)
 def mode_pass(kernel, knob_changes, mainline, aa_value):
     """A pass's lines: the knob's pairs (side 1 at mainline, side 0 by the
     change below it) and five A/A pairs with both sides at aa_value"""
@@ -136,11 +244,11 @@ rc, out, err = run_report("\n".join(lines) + "\n")
 check(rc == 0 and "simultaneous   skip_wb_tags   swap-w-seq.throughput" in out
       and "-10.0% [-10.0%, -10.0%]  the partner's policy moves this side" in out,
       "a mainline side at 900 next to an old partner vs 1000 in A/A pairs is -10% interference")
-check("skip_wb_tags: simultaneous/sequential interval width 0.50" in out
+check("skip_wb_tags: simultaneous/sequential interval width 0.45" in out
       and "pass wall time sequential None s" in out,
       "the mode comparison gives each pass's interval width and their ratio")
 check("cgroup_y" not in out, "which cgroup a side ran in is not compared as a measurement")
-check("verdict skip_wb_tags@simultaneous: swap-w-seq.throughput +3.0% [+2.0%, +4.0%]" in out,
+check("verdict skip_wb_tags@simultaneous: swap-w-seq.throughput +3.00% [+2.12%, +3.88%]" in out,
       "each pass has its own verdict, named by its label")
 
 # 9. The position effect: in A/A pairs whose cgroup y side runs 2% faster,
@@ -152,14 +260,15 @@ for i in range(1, 6):
         lines.append(f"RESULT simultaneous aa {side} {i} swap-w-seq throughput {1020.0 if y else 1000.0}")
         lines.append(f"RESULT simultaneous aa {side} {i} swap-w-seq cgroup_y {y}")
 rc, out, err = run_report("\n".join(lines) + "\n")
-check(rc == 0 and "position y/x   swap-w-seq.throughput          5          +2.0% [+2.0%, +2.0%]" in out,
+check(rc == 0 and "+2.00% [+2.00%, +2.00%]  a position effect" in out.split("position y/x")[1],
       "cgroup y 2% faster in every A/A pair is a +2.0% position effect, whatever side it ran")
 
 # 10. fleet/report.py: host1's pairs change by 1..3% at 1000, host2's by
 # 4..6% at 2000.  Each host's table is its own; pooled, the six pairs
-# give a median of 3.5% with n=6, each pair still one host's A and B (a
+# give +3.49% with n=6, each pair still one host's A and B (a
 # pair across hosts would change by about +-50%); a host without results
 # is named with its reason; no host with results fails the report.
+# exp(mean ln(1.01, 1.02, 1.03)) - 1 = +2.00%, t(0.975, 2) = 4.303.
 def host_lines(host, changes, base):
     return "\n".join(l.replace(" patched ", f" {host} ")
                      for l in results_text(changes, [0, 0, 0], base).splitlines())
@@ -172,12 +281,12 @@ fleet_report = os.path.join(HERE, "..", "fleet", "report.py")
 d = tempfile.mkdtemp(prefix="test-fleet-report.")
 p = subprocess.run([sys.executable, fleet_report, d], input=json.dumps(fleet),
                    capture_output=True, text=True)
-check(p.returncode == 0 and "verdict skip_wb_tags@host1: swap-w-seq.throughput +2.0% [+1.0%, +3.0%] (n=3;" in p.stdout
-      and "verdict skip_wb_tags@host2: swap-w-seq.throughput +5.0% [+4.0%, +6.0%] (n=3;" in p.stdout,
+check(p.returncode == 0 and "verdict skip_wb_tags@host1: swap-w-seq.throughput +2.00% [-0.46%, +4.51%] (t 95%, n=3;" in p.stdout
+      and "verdict skip_wb_tags@host2: swap-w-seq.throughput +5.00% [+2.54%, +7.51%] (t 95%, n=3;" in p.stdout,
       "fleet report: each host's pairs in its own table")
-check("verdict skip_wb_tags@pooled: swap-w-seq.throughput +3.5% [" in p.stdout
-      and "(n=6;" in p.stdout.split("verdict skip_wb_tags@pooled")[1].splitlines()[0],
-      "fleet report: pooled over hosts, pairs kept within each host (median 3.5%, n=6)")
+check("verdict skip_wb_tags@pooled: swap-w-seq.throughput +3.49% [" in p.stdout
+      and "(t 95%, n=6;" in p.stdout.split("verdict skip_wb_tags@pooled")[1].splitlines()[0],
+      "fleet report: pooled over hosts, pairs kept within each host (exp(mean ln) +3.49%, n=6)")
 check("left out: host3: its kernel has no hooks" in p.stdout and "hosts taking part: 2 (host1 host2)" in p.stdout,
       "fleet report: a host left out is named with its reason")
 fleet = {"host3": {"results": "", "left_out": "its kernel has no hooks"}}
@@ -185,18 +294,9 @@ p = subprocess.run([sys.executable, fleet_report, d], input=json.dumps(fleet),
                    capture_output=True, text=True)
 check(p.returncode == 1 and "no host ran the A/B" in p.stdout, "fleet report: no host with results fails it")
 
-# 11. The fidelity pass's statistics.  The order-statistic interval of the
-# median: n=5 gives [min, max] with coverage 1 - 2/32 = 93.75%; n=10 gives
-# [x_(2), x_(9)], 1 - 2 * 11/1024 = 97.85% (k=3 would be 89.06% < 95%)
-med, lo, hi, cov = report.median_os_interval([5, 1, 4, 2, 3])
-check(near(med, 3) and near(lo, 1) and near(hi, 5) and near(cov, 0.9375),
-      f"order-statistic interval of 5 values is [min, max] at 93.75% (got {lo}, {hi}, {cov})")
-med, lo, hi, cov = report.median_os_interval(list(range(1, 11)))
-check(near(lo, 2) and near(hi, 9) and abs(cov - (1 - 22 / 1024)) < 1e-12,
-      f"order-statistic interval of 10 values is [x_(2), x_(9)] at 97.85% (got {lo}, {hi}, {cov})")
+# 11. The fidelity pass's statistics (the Welch difference of two A/Bs).
 # Constant log ratios: the difference of a +10% and a +5% effect is
 # 1.10/1.05 - 1 = +4.76%, exactly
-import math
 d = report.welch_difference([math.log(1.10)] * 5, [math.log(1.05)] * 4)
 check(all(abs(x - 100 * (1.10 / 1.05 - 1)) < 1e-9 for x in d),
       f"runtime +10% in every pair against reboot +5%: difference +4.76% exactly (got {d})")
@@ -244,12 +344,12 @@ check(rc == 0 and "fidelity skip_wb_tags: faithful (ref-tagged-writeback vs stoc
 check("swap-w-seq.writeback marks" in out and "agree" in out
       and "swap-w-seq.xarray.type1_height" in out and "a reference kernel has none" in out,
       "the fidelity table shows the writeback marks by construction and the geometry as unavailable")
-check("-10.0% [-10.1%, -9.9%] 93.8% n=5" in out,
-      "each effect is a median with its order-statistic interval and the coverage it has")
+check("-9.99% [-10.1%, -9.90%] n=5" in out,
+      "each effect is exp(mean ln(B/A)) - 1 with its t interval and n")
 rc, out, err = run_report(fidelity_lines([0.85, 0.851, 0.849, 0.85, 0.8505],
                                          [0.984, 0.9842, 0.9838, 0.9841, 0.9839], aa5))
 check(rc == 0 and "fidelity skip_wb_tags: NOT faithful" in out and "beyond the boot-level A/A" in out
-      and "runtime -15.0% against reboot -1.6%" in out,
+      and "runtime -15.0% against reboot -1.60%" in out,
       "a -15% runtime effect against a -1.6% reboot effect is NOT faithful, with the figures")
 rc, out, err = run_report(fidelity_lines([0.90, 0.901, 0.899, 0.9, 0.9005],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5,
@@ -285,7 +385,7 @@ for i in range(1, 4):
 rc, out, err = run_report("\n".join(lines) + "\nNOTE patched a note\nNOTE patched a note\n")
 check(rc == 0 and "hook dispatch: A = hooked at mainline (mainline_ops=1), B = unhooked (mainline_ops=0)" in out
       and "every knob at 1 on both sides, hooked at mainline (mainline_ops=1)" in out
-      and "verdict hook_dispatch: swap-w-seq.insns_per_pswpout -1.0%" in out and "mainline_ops" not in
+      and "verdict hook_dispatch: swap-w-seq.insns_per_pswpout -0.99%" in out and "mainline_ops" not in
       out.split("== verdicts")[0].split("workload.metric")[-1],
       "the hook dispatch row and the hooked A/A are titled by what ran")
 check(out.count("NOTE patched a note") == 1, "a NOTE line is shown once")
@@ -293,4 +393,5 @@ rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0]).replace(" throughpu
 check("swapout_kb_per_guest_s" in out and "swapout_kbps" not in out,
       "an earlier run's swapout_kbps is shown under its honest name")
 
+print(f"1..{checks}")
 sys.exit(1 if failures else 0)
