@@ -4,6 +4,9 @@
 #              stock kernel against the patched one without the module;
 #              LKP-style tables, CSV/JSON and plots (bench/ab.sh has the
 #              profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
+# make report  the tables, CSV, JSON and plots of a results folder again,
+#              from its raw lines and provenance (RESULTS=dir; default:
+#              bench/results and every folder under it)
 # make check   the test command (CI runs it), for 6.12 and then 6.1: build
 #              the debug kernel (KASAN, lockdep, DEBUG_VM, kmemleak:
 #              vm/debug.config) as bindeb-pkg packages, install the module
@@ -39,7 +42,7 @@
 # The module itself builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check demo fleet hook-cost lint mutants dkms-deb dkms-src clean
+.PHONY: ab check demo fleet hook-cost lint mutants dkms-deb dkms-src clean report
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
@@ -52,6 +55,10 @@ export KVER
 
 ab:
 	bench/ab.sh
+
+RESULTS ?=
+report:
+	bench/make-report.sh $(RESULTS)
 
 KERNEL ?= debug
 comma := ,

@@ -258,13 +258,8 @@ json.dump({
 EOF
 
 report_rc=0
-bench/report.py "$out" || report_rc=$?
-for dat in "$out"/*.dat; do
-	[ -e "$dat" ] || continue
-	name=$(basename "$dat" .dat)
-	gnuplot -e "dat='$dat'; png='$out/$name.png'; title='$name: paired change per pair (make ab, RUNS=$RUNS, ICOUNT=$ICOUNT)'" \
-		bench/plot.gp
-done
+# The tables, CSV, JSON and plots (make report RESULTS=dir makes them again)
+bench/make-report.sh "$out" || report_rc=$?
 log "done in $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s; results in $out"
 if [ ${#vm_failed[@]} -gt 0 ] || [ "$report_rc" != 0 ]; then
 	die "make ab failed: VMs ${vm_failed[*]:-none}; report exit $report_rc"
