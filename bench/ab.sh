@@ -7,7 +7,7 @@
 #      on both sides, the module loaded with mainline_ops=1 so that every
 #      site is hooked, as on an A side) and hook dispatch pairs (hooked at
 #      mainline against unhooked) for each workload;
-#   2. RUNS rounds of boots, in a random order per round, of the stock
+#   2. BOOT_RUNS rounds of boots, in a random order per round, of the stock
 #      kernel, the same stock source built a second time (A/A), the
 #      patched kernel without the module and with it loaded, every knob
 #      at 1: the cost of the hook points; and (FIDELITY=1) the reference
@@ -33,7 +33,14 @@
 #
 # Profile (environment):
 #   MODE=sequential   or simultaneous (above)
-#   RUNS=5            pairs per knob and workload; boot rounds
+#   RUNS=8            pairs per knob and workload (and of the lock pass)
+#   BOOT_RUNS=10      boot rounds.  The defaults follow the A/A spreads
+#                     (bench/report.py's n2% column: the pairs a row's
+#                     spread needs for 2% at 80% power): 0.2-0.5% per pair
+#                     for instructions per page in the knob pass needs 3-5
+#                     pairs, the boot-level A/A of anon-cow-swap (~0.5%,
+#                     ~1% across boots) about 8-10; throughput rows (8.5%
+#                     and more) would need hundreds and are context rows
 #   SIM_RUNS=2*RUNS   pairs of MODE=simultaneous: a pair there costs about
 #                     half a sequential one (both halves run at once)
 #   KNOBS=offset_key+offset_key.trunks0+skip_wb_tags+cow_free
@@ -67,7 +74,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top"
 
-MODE=${MODE:-sequential} RUNS=${RUNS:-5}
+MODE=${MODE:-sequential} RUNS=${RUNS:-8} BOOT_RUNS=${BOOT_RUNS:-10}
 case $MODE in
 sequential)
 	KNOBS=${KNOBS:-offset_key+offset_key.trunks0+skip_wb_tags+cow_free}
@@ -199,11 +206,11 @@ if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 	round=(stock stock2)
 	[ "$OVERHEAD" = 1 ] && round+=(patched module)
 	[ "$FIDELITY" = 1 ] && log "fidelity: the reboot A/B of $fid_knobs on $ref_kernels, in the boot rounds"
-	for run in $(seq "$RUNS"); do
+	for run in $(seq "$BOOT_RUNS"); do
 		# shellcheck disable=SC2086
 		order=$(shuffle "boots-$run" "${round[@]}" $ref_kernels)
 		boot_orders+=("$order")
-		log "pass 2: boot round $run/$RUNS, in the order $order"
+		log "pass 2: boot round $run/$BOOT_RUNS, in the order $order"
 		for k in $order; do
 			variant=$k args="mode=overhead,run=$run,warm=$BOOT_WARM,$common"
 			case $k in
@@ -211,7 +218,7 @@ if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 			stock | stock2) args+=",overhead=$OVERHEAD,fidelity=$fid_knobs" ;;
 			ref-*) args+=",overhead=0,fidelity=$(ref_knobs "$k")" ;;
 			esac
-			VM_ICOUNT=$ICOUNT boot "overhead-$k-$run" "$variant" "$k" "$args" "boot round $run/$RUNS"
+			VM_ICOUNT=$ICOUNT boot "overhead-$k-$run" "$variant" "$k" "$args" "boot round $run/$BOOT_RUNS"
 		done
 	done
 fi
@@ -236,7 +243,7 @@ json.dump({
     "date_utc": "$(date -u +%FT%TZ)",
     "kernel_version": "$KVER",
     "project_commit": "$(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo -dirty)",
-    "profile": {"MODE": "$MODE", "RUNS": $RUNS, "SIM_RUNS": $SIM_RUNS,
+    "profile": {"MODE": "$MODE", "RUNS": $RUNS, "BOOT_RUNS": $BOOT_RUNS, "SIM_RUNS": $SIM_RUNS,
                 "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
                 "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
