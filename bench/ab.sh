@@ -43,7 +43,7 @@
 #                     and more) would need hundreds and are context rows
 #   SIM_RUNS=2*RUNS   pairs of MODE=simultaneous: a pair there costs about
 #                     half a sequential one (both halves run at once)
-#   KNOBS=offset_key+offset_key.trunks0+skip_wb_tags+cow_free
+#   KNOBS=offset_key+offset_key.trunks0+trunks+skip_wb_tags+cow_free
 #                     (none: boot-level comparison only)
 #   WORKLOADS=        only these (bench/bench names them)
 #   NR_TASK=2 MEM=32  usemem processes; memory.high (MB) of the cgroup
@@ -77,7 +77,7 @@ cd "$top"
 MODE=${MODE:-sequential} RUNS=${RUNS:-8} BOOT_RUNS=${BOOT_RUNS:-10}
 case $MODE in
 sequential)
-	KNOBS=${KNOBS:-offset_key+offset_key.trunks0+skip_wb_tags+cow_free}
+	KNOBS=${KNOBS:-offset_key+offset_key.trunks0+trunks+skip_wb_tags+cow_free}
 	WORKLOADS=${WORKLOADS:-} OVERHEAD=${OVERHEAD:-1} LOCKS=${LOCKS:-1} ;;
 simultaneous)
 	KNOBS=${KNOBS:-skip_wb_tags+cow_free} WORKLOADS=${WORKLOADS:-swap-w-seq+anon-cow-swap}
