@@ -68,6 +68,13 @@
 #                     barely move with host load (0 for KVER=6.1: below)
 #   SEED=             seed of every random order (default: the time)
 #   AB_RESULTS=dir    where the results go (build/ab-results/<date>)
+#   PUBLISH=1         into a new run folder under bench/results/ instead,
+#                     <date>-<KVER>-<MODE>[-noicount]: results.txt.gz,
+#                     provenance.json, table.txt and a README.md are kept
+#                     there (bench/results/.gitignore), the rest is made
+#                     again by make report RESULTS=dir.  make ab refuses to
+#                     write under bench/results/ from a tree with changes
+#                     (git status --porcelain outside build/)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -118,7 +125,20 @@ icount_default=1
 ICOUNT=${ICOUNT:-$icount_default} SEED=${SEED:-$(date +%s)} SWAP_DISK_MB=${SWAP_DISK_MB:-256}
 PMEM_MB=${PMEM_MB:-128}
 BOOT_WARM=${BOOT_WARM:-$((1 - ICOUNT))}
+# What the tree holds now, before the run writes anything
+tree_changes=$(git status --porcelain -- . ':(exclude)build' 2>/dev/null || echo "not a git tree")
+if [ "${PUBLISH:-0}" = 1 ]; then
+	[ -z "${AB_RESULTS:-}" ] || die "PUBLISH=1 picks the folder itself: leave AB_RESULTS unset"
+	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-$MODE$([ "$ICOUNT" = 1 ] || echo -noicount)
+	[ ! -e "$AB_RESULTS" ] || die "$AB_RESULTS exists: a run folder is never written twice"
+fi
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
+# A committed results folder is written from a clean commit only
+case $(realpath -m "$out")/ in
+"$top"/bench/results/*)
+	[ -z "$tree_changes" ] || die "$out is under bench/results/, and the tree has changes (commit them first):
+$tree_changes" ;;
+esac
 export VM_PMEM_MB=$PMEM_MB VM_LOG_DIR=$out/vm VM_SWAP_DISK_MB=$SWAP_DISK_MB
 # One boot runs a whole pass: hours at most, not run-vm.sh's default
 export VM_TIMEOUT=${VM_TIMEOUT:-10800}
@@ -242,7 +262,7 @@ import json, sys
 json.dump({
     "date_utc": "$(date -u +%FT%TZ)",
     "kernel_version": "$KVER",
-    "project_commit": "$(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo -dirty)",
+    "project_commit": "$(git rev-parse HEAD)$([ -z "$tree_changes" ] || echo -dirty)",
     "profile": {"MODE": "$MODE", "RUNS": $RUNS, "BOOT_RUNS": $BOOT_RUNS, "SIM_RUNS": $SIM_RUNS,
                 "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
                 "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
@@ -267,6 +287,24 @@ EOF
 report_rc=0
 # The tables, CSV, JSON and plots (make report RESULTS=dir makes them again)
 bench/make-report.sh "$out" || report_rc=$?
+if [ "${PUBLISH:-0}" = 1 ]; then
+	# The run folder: raw lines, provenance, table and what it shows
+	gzip -9nc "$out/results.txt" >"$out/results.txt.gz"
+	{
+		echo "# $(basename "$out")"
+		echo
+		echo "\`make ab PUBLISH=1\` on $(git rev-parse --short HEAD) (Linux $KVER, MODE=$MODE, RUNS=$RUNS,"
+		echo "BOOT_RUNS=$BOOT_RUNS, ICOUNT=$ICOUNT, SEED=$SEED; the rest in provenance.json), wall time"
+		echo "$(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s.  \`make report RESULTS=bench/results/$(basename "$out")\`"
+		echo "makes the CSV, JSON and plots again from results.txt.gz."
+		echo
+		echo "What it shows (table.txt's verdicts):"
+		echo
+		echo '```'
+		grep -E '^(verdict|fidelity) ' "$out/table.txt" || true
+		echo '```'
+	} >"$out/README.md"
+fi
 log "done in $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s; results in $out"
 if [ ${#vm_failed[@]} -gt 0 ] || [ "$report_rc" != 0 ]; then
 	die "make ab failed: VMs ${vm_failed[*]:-none}; report exit $report_rc"
