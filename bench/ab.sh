@@ -256,13 +256,26 @@ fi
 cat "$out"/vm/*-output.log "$out/vm/failed-vms.log" 2>/dev/null |
 	grep -a -E '^(PLAN|RESULT|FAILED|NOTE) ' >"$out/results.txt" || true
 
-# Where and from what the figures came
+# Where and from what the figures came: the .config of every kernel
+# booted, the srcversion of the module packed into the initramfs
+config_sha256() { sha256sum "$(kernel_dir "$1")/.config" 2>/dev/null | cut -d' ' -f1; }
+module_srcversion() {
+	modinfo -F srcversion "$1" 2>/dev/null || tr '\0' '\n' <"$1" | sed -n 's/^srcversion=//p' | head -1
+}
+module_ko=${MODULE_KO:-$top/module/swapcache_ab.ko}
+booted=patched
+{ [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; } && booted+=" stock stock2"
+booted+=" $ref_kernels"
 python3 - "$out/provenance.json" <<EOF
 import json, sys
 json.dump({
     "date_utc": "$(date -u +%FT%TZ)",
     "kernel_version": "$KVER",
     "project_commit": "$(git rev-parse HEAD)$([ -z "$tree_changes" ] || echo -dirty)",
+    "kernel_config_sha256": "$(config_sha256 patched)",
+    "kernel_config_sha256_by_kernel": {$(for k in $booted; do printf '"%s": "%s", ' "$k" "$(config_sha256 "$k")"; done)},
+    "module_ko": "$module_ko",
+    "module_srcversion": "$(module_srcversion "$module_ko")",
     "profile": {"MODE": "$MODE", "RUNS": $RUNS, "BOOT_RUNS": $BOOT_RUNS, "SIM_RUNS": $SIM_RUNS,
                 "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
                 "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
