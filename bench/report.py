@@ -983,10 +983,10 @@ def legend():
         f"averages) with the exact Wilcoxon signed-rank interval and its coverage (none below n = {WILCOXON_MIN_N});",
         f"MDE: the smallest effect a two-sided paired t test (alpha {ALPHA:g}) detects with {100 * POWER:.0f}% power",
         f"at this n and the row's spread of d (noncentral t); n2%: the pairs that spread needs for {DETECT_PCT:g}%.",
-        f"~: the t interval contains 0.  !: n below n2%.  c: MDE over {CONTEXT_MDE_PCT:g}%, a context row, not a",
-        "verdict.  Verdicts: B better or B worse when the t interval excludes 0; equivalent within",
-        "±X when the 90% t interval lies within ±X (two one-sided tests at 5%), X by metric:",
-        f"{margins}; else undecided at this n, with the MDE.",
+        f"~: the t interval contains 0.  !: n below n2%.  c: MDE over {CONTEXT_MDE_PCT:g}%, a context row,",
+        "not a verdict.  Verdicts: B better or B worse when the t interval excludes 0; equivalent",
+        "within ±X when the 90% t interval lies within ±X (two one-sided tests at 5%), X by",
+        f"metric: {margins}; else undecided at this n, with the MDE.",
     ]
 
 
