@@ -191,8 +191,7 @@ struct assignment {
 	u64 cgroup_id;
 	int setting[NR_POLICIES];	/* 0, 1 or SETTING_GLOBAL */
 	struct memcg_stats __percpu *stats;
-	bool attached;			/* in assignments[], under knob_mutex */
-	struct kobject kobj;		/* memcg/<cgroup id>/ */
+	struct kobject *dir;		/* memcg/<cgroup id>/ */
 	struct rcu_head rcu;
 	char path[];			/* the cgroup's when assigned */
 };
@@ -556,9 +555,20 @@ struct assignment_attribute {
 	unsigned int index;	/* enum memcg_policy or enum memcg_stat */
 };
 
-static struct assignment *to_assignment(struct kobject *kobj)
+/*
+ * The directory's assignment, found by the id it is named by, under
+ * knob_mutex or RCU; NULL once unassigned.  The directory is the core's
+ * kobject (kobject_create_and_add()): its release, however late it runs
+ * (CONFIG_DEBUG_KOBJECT_RELEASE delays it by seconds), is no code of
+ * this module's, and its files are gone once kobject_del() returns.
+ */
+static struct assignment *dir_assignment(struct kobject *dir)
 {
-	return container_of(kobj, struct assignment, kobj);
+	u64 id;
+
+	if (kstrtou64(kobject_name(dir), 10, &id))
+		return NULL;
+	return find_assignment(id, NULL);
 }
 
 static unsigned int to_index(struct kobj_attribute *attr)
@@ -569,8 +579,14 @@ static unsigned int to_index(struct kobj_attribute *attr)
 static ssize_t setting_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	int value = READ_ONCE(to_assignment(kobj)->setting[to_index(attr)]);
+	struct assignment *a;
+	int value;
 
+	guard(rcu)();
+	a = dir_assignment(kobj);
+	if (!a)
+		return -ENODEV;
+	value = READ_ONCE(a->setting[to_index(attr)]);
 	return value == SETTING_GLOBAL ? sysfs_emit(buf, "-\n") : sysfs_emit(buf, "%d\n", value);
 }
 
@@ -578,9 +594,9 @@ static ssize_t setting_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t setting_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	struct assignment *a = to_assignment(kobj);
 	enum memcg_policy policy = to_index(attr);
 	int old, value = SETTING_GLOBAL;
+	struct assignment *a;
 	bool val;
 	int err;
 
@@ -594,7 +610,8 @@ static ssize_t setting_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return -ENODEV;
 	mutex_lock(&knob_mutex);
 	err = -ENODEV;
-	if (ready && a->attached) {
+	a = ready ? dir_assignment(kobj) : NULL;
+	if (a) {
 		old = a->setting[policy];
 		WRITE_ONCE(a->setting[policy], value);
 		err = apply_policy(policy, policy == POLICY_SKIP_WB_TAGS ? skip_wb_tags : cow_free);
@@ -609,10 +626,14 @@ static ssize_t setting_store(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t memcg_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
 			       char *buf)
 {
-	struct assignment *a = to_assignment(kobj);
 	unsigned long sum = 0;
+	struct assignment *a;
 	int cpu;
 
+	guard(rcu)();
+	a = dir_assignment(kobj);
+	if (!a)
+		return -ENODEV;
 	for_each_possible_cpu(cpu)
 		sum += per_cpu_ptr(a->stats, cpu)->count[to_index(attr)];
 	return sysfs_emit(buf, "%lu\n", sum);
@@ -621,7 +642,11 @@ static ssize_t memcg_stat_show(struct kobject *kobj, struct kobj_attribute *attr
 static ssize_t path_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n", to_assignment(kobj)->path);
+	struct assignment *a;
+
+	guard(rcu)();
+	a = dir_assignment(kobj);
+	return a ? sysfs_emit(buf, "%s\n", a->path) : -ENODEV;
 }
 
 #define ASSIGNMENT_ATTR(_name, _mode, _show, _store, _index)		\
@@ -676,17 +701,16 @@ static void assignment_free_rcu(struct rcu_head *rcu)
 	kfree(a);
 }
 
-/* A policy may still be reading it: free after the hooks' grace period */
-static void assignment_release(struct kobject *kobj)
+/*
+ * Out of sysfs now, not at the last put: CONFIG_DEBUG_KOBJECT_RELEASE
+ * delays that by seconds, and a directory left until then would clash
+ * with the next one of its name
+ */
+static void dir_remove(struct kobject *dir)
 {
-	call_rcu(&to_assignment(kobj)->rcu, assignment_free_rcu);
+	kobject_del(dir);
+	kobject_put(dir);
 }
-
-static const struct kobj_type assignment_ktype = {
-	.release = assignment_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = assignment_groups,
-};
 
 static struct kobject *memcg_kobj;
 /*
@@ -702,6 +726,7 @@ static int assign(u64 cgroup_id, const char *path)
 	size_t len = strlen(path);
 	struct assignment *a;
 	unsigned int slot;
+	char name[24];
 	int err;
 
 	a = kzalloc(struct_size(a, path, len + 1), GFP_KERNEL);
@@ -716,23 +741,27 @@ static int assign(u64 cgroup_id, const char *path)
 	a->setting[POLICY_SKIP_WB_TAGS] = SETTING_GLOBAL;
 	a->setting[POLICY_COW_FREE] = SETTING_GLOBAL;
 	memcpy(a->path, path, len + 1);
-	kobject_init(&a->kobj, &assignment_ktype);
+	snprintf(name, sizeof(name), "%llu", cgroup_id);
 
 	mutex_lock(&knob_mutex);
 	err = !ready ? -ENODEV : find_assignment(cgroup_id, NULL) ? -EEXIST : -ENOSPC;
 	for (slot = 0; err == -ENOSPC && slot < MAX_ASSIGNMENTS; slot++)
 		if (!rcu_access_pointer(assignments[slot]))
 			break;
-	if (err == -ENOSPC && slot < MAX_ASSIGNMENTS)
-		err = kobject_add(&a->kobj, memcg_kobj, "%llu", cgroup_id);
+	if (err == -ENOSPC && slot < MAX_ASSIGNMENTS) {
+		a->dir = kobject_create_and_add(name, memcg_kobj);
+		err = a->dir ? sysfs_create_groups(a->dir, assignment_groups) : -ENOMEM;
+	}
 	if (!err) {
-		a->attached = true;
 		rcu_assign_pointer(assignments[slot], a);
 		WRITE_ONCE(nr_assignments, nr_assignments + 1);
 	}
 	mutex_unlock(&knob_mutex);
-	if (err)
-		kobject_put(&a->kobj);
+	if (err) {	/* never published: no policy or file can have found it */
+		dir_remove(a->dir);
+		free_percpu(a->stats);
+		kfree(a);
+	}
 	return err;
 }
 
@@ -751,7 +780,6 @@ static struct assignment *detach(u64 cgroup_id)
 		return NULL;
 	RCU_INIT_POINTER(assignments[slot], NULL);
 	WRITE_ONCE(nr_assignments, nr_assignments - 1);
-	a->attached = false;
 	/* Only a setting at 0 can have hooked a site; unhooking cannot fail */
 	if (!a->setting[POLICY_SKIP_WB_TAGS])
 		WARN_ON(apply_policy(POLICY_SKIP_WB_TAGS, skip_wb_tags));
@@ -760,10 +788,11 @@ static struct assignment *detach(u64 cgroup_id)
 	return a;
 }
 
+/* Policies and files may still be reading it: freed after a grace period */
 static void assignment_remove(struct assignment *a)
 {
-	kobject_del(&a->kobj);
-	kobject_put(&a->kobj);
+	dir_remove(a->dir);
+	call_rcu(&a->rcu, assignment_free_rcu);
 }
 
 /* The cgroup named in a write to assign or unassign, newline stripped */
