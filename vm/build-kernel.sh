@@ -13,6 +13,7 @@
 #   stock2:            build/stock2/{linux,kernel}: stock built a second
 #                      time, released as -stock2 (make ab's A/A)
 #   debug:             build/linux, build/debug/kernel, + vm/debug.config
+#                      (and vm/debug-KVER.config where there is one)
 #   ref-NAME:          build/ref-NAME/{linux,kernel}: stock plus
 #                      bench/reference/NAME.patch, released as -ref-NAME
 #                      (make ab's fidelity pass; 6.12 only)
@@ -38,7 +39,10 @@ stock2)
 		mkdir -p "$(dirname "$src")"
 		cp -al "$STOCK_SRC_DIR" "$src"
 	fi ;;
-debug) EXTRA_CONFIG=$top/vm/debug.config ;;
+debug)
+	EXTRA_CONFIG=$top/vm/debug.config
+	# What only one kernel's Kconfig offers
+	[ -f "$top/vm/debug-$KVER.config" ] && KVER_CONFIG=$top/vm/debug-$KVER.config ;;
 host) EXTRA_CONFIG=$top/fleet/host.config ;;
 ref-*)
 	# As stock2, hard links to stock's source, with the files the patch
@@ -126,6 +130,7 @@ esac
 # the patched kernel against 2,341 from x86_64_defconfig + kvm_guest.config
 fragments=("$top/vm/kernel.config")
 [ -n "${EXTRA_CONFIG:-}" ] && fragments+=("$EXTRA_CONFIG")
+[ -n "${KVER_CONFIG:-}" ] && fragments+=("$KVER_CONFIG")
 stamp=$obj/.swapcache_ab-config
 want=$(echo allnoconfig | cat - "${fragments[@]}" | sha1sum)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
