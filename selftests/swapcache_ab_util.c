@@ -216,7 +216,7 @@ void set_thp(const char *mode)
 }
 
 /* mkswap: a version 1 header in the first page, no bad pages */
-static int make_swap(const char *dev)
+int make_swap(const char *dev)
 {
 	struct {
 		char bootbits[1024];

@@ -56,6 +56,8 @@ unsigned long vmstat_get(const char *field);
 int write_file(const char *path, const char *val);
 void set_thp(const char *mode);
 
+/* mkswap: a version 1 header in the first page */
+int make_swap(const char *dev);
 /* Swap: both devices off, then on with the test device preferred */
 int swap_all_off(void);
 int swap_test_on(void);
