@@ -372,10 +372,11 @@ static void test_wb(int a_skip)
 			 a_skip, !a_skip, a.bad, b.bad);
 }
 
-/* The parent's setting, taken by a child without its own */
+/* The parent's setting, taken by a child without its own; its own wins */
 static void test_wb_nested(void)
 {
-	struct swap_result child;
+	struct swap_result child, own;
+	unsigned long parent_tagged;
 
 	setting_set(&cg_parent, "skip_wb_tags", "0");
 	/* Counted where the setting came from: the parent */
@@ -384,6 +385,19 @@ static void test_wb_nested(void)
 		       child.tagged, child.pswpout);
 	ksft_test_result(took_setting(&child, 0) && child.tagged <= child.pswpout && !child.bad,
 			 "a child without its own assignment takes its parent's setting\n");
+
+	/* Its own assignment, set, wins over the parent's */
+	assign(&cg_child);
+	setting_set(&cg_child, "skip_wb_tags", "1");
+	parent_tagged = assigned_stat(&cg_parent, "wb_tagged");
+	swap_in_cgroup(&cg_child, &cg_child, 31, &own);
+	parent_tagged = assigned_stat(&cg_parent, "wb_tagged") - parent_tagged;
+	ksft_print_msg("child at 1 below a parent at 0: child's wb_untagged +%lu, parent's wb_tagged +%lu\n",
+		       own.untagged, parent_tagged);
+	ksft_test_result(took_setting(&own, 1) && !parent_tagged && !own.bad,
+			 "a child's own setting (1) wins over its assigned parent's (0)\n");
+	if (unassign(&cg_child))
+		ksft_exit_fail_msg("unassigning %s: %s\n", cg_child.name, strerror(errno));
 	setting_set(&cg_parent, "skip_wb_tags", "-");
 }
 
@@ -746,7 +760,7 @@ int main(void)
 		ksft_exit_skip("needs root\n");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		ksft_exit_skip("needs two CPUs\n");
-	ksft_set_plan(NR_BAD_INPUTS + 4 + 1 + 3 + 1 + 1 + 2 + 2 + 2);
+	ksft_set_plan(NR_BAD_INPUTS + 4 + 2 + 3 + 1 + 1 + 2 + 2 + 2);
 	module_require();
 	if (knob_set("skip_wb_tags", 1) || knob_set("cow_free", 1))
 		ksft_exit_fail_msg("global knobs to 1: %s\n", strerror(errno));
