@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -316,6 +317,36 @@ static bool folio_setting(struct folio *folio, enum memcg_policy policy, bool gl
 	return value;
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * Debug kernels only, for selftests/reload: the next tagging decision
+ * spins hold_policy_ms in this module's text, with preemption off as the
+ * site calls it, policy_held 1 meanwhile, so that a test can unhook the
+ * site and unload the module under it: unregistering must wait.
+ */
+static unsigned int hold_policy_ms;
+module_param(hold_policy_ms, uint, 0644);
+MODULE_PARM_DESC(hold_policy_ms, "debug: the next tagging decision spins this long (ms)");
+static int policy_held;
+module_param(policy_held, int, 0444);
+MODULE_PARM_DESC(policy_held, "debug: 1 while a CPU spins in the tagging decision");
+
+static void hold_policy(void)
+{
+	unsigned int ms = READ_ONCE(hold_policy_ms);
+
+	if (ms && cmpxchg(&hold_policy_ms, ms, 0) == ms) {
+		WRITE_ONCE(policy_held, 1);
+		mdelay(ms);
+		WRITE_ONCE(policy_held, 0);
+	}
+}
+#else
+static void hold_policy(void)
+{
+}
+#endif
+
 /*
  * Before v4.9 every swap cache folio took the writeback tag of file folios:
  * the xa_lock at start and again at end.  The kernel sets and clears the
@@ -323,6 +354,7 @@ static bool folio_setting(struct folio *folio, enum memcg_policy policy, bool gl
  */
 static bool tag_writeback(struct folio *folio)
 {
+	hold_policy();
 	if (folio_setting(folio, POLICY_SKIP_WB_TAGS, READ_ONCE(skip_wb_tags),
 			  MEMCG_WB_TAGGED, MEMCG_WB_UNTAGGED))
 		return false;
@@ -883,7 +915,7 @@ static int memcg_init(void)
 		return -ENOMEM;
 	err = sysfs_create_group(memcg_kobj, &memcg_group);
 	if (err) {
-		kobject_put(memcg_kobj);
+		dir_remove(memcg_kobj);
 		memcg_kobj = NULL;
 	}
 	return err;
@@ -907,7 +939,7 @@ static void memcg_exit(void)
 			assignment_remove(a);
 	}
 	mutex_unlock(&assign_mutex);
-	kobject_put(memcg_kobj);
+	dir_remove(memcg_kobj);
 }
 
 /* Every XA_CHUNK_SIZE entries, let RCU and the scheduler move on */
@@ -1062,7 +1094,7 @@ static void swapcache_ab_teardown(void)
 	/* Removing the files waits for the writes still running */
 	if (groups_made)
 		sysfs_remove_groups(swapcache_ab_kobj, swapcache_ab_groups);
-	kobject_put(swapcache_ab_kobj);
+	dir_remove(swapcache_ab_kobj);
 	mutex_lock(&knob_mutex);
 	WARN_ON(registered[SWAPCACHE_AB_KEY]);
 	set_site(SWAPCACHE_AB_WB, NULL);
