@@ -612,13 +612,15 @@ static ssize_t setting_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
 	struct assignment *a;
-	int value;
+	int value = 0;
 
-	guard(rcu)();
+	rcu_read_lock();
 	a = dir_assignment(kobj);
+	if (a)
+		value = READ_ONCE(a->setting[to_index(attr)]);
+	rcu_read_unlock();
 	if (!a)
 		return -ENODEV;
-	value = READ_ONCE(a->setting[to_index(attr)]);
 	return value == SETTING_GLOBAL ? sysfs_emit(buf, "-\n") : sysfs_emit(buf, "%d\n", value);
 }
 
@@ -662,23 +664,28 @@ static ssize_t memcg_stat_show(struct kobject *kobj, struct kobj_attribute *attr
 	struct assignment *a;
 	int cpu;
 
-	guard(rcu)();
+	rcu_read_lock();
 	a = dir_assignment(kobj);
-	if (!a)
-		return -ENODEV;
-	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(a->stats, cpu)->count[to_index(attr)];
-	return sysfs_emit(buf, "%lu\n", sum);
+	if (a) {
+		for_each_possible_cpu(cpu)
+			sum += per_cpu_ptr(a->stats, cpu)->count[to_index(attr)];
+	}
+	rcu_read_unlock();
+	return a ? sysfs_emit(buf, "%lu\n", sum) : -ENODEV;
 }
 
 static ssize_t path_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
+	ssize_t ret = -ENODEV;
 	struct assignment *a;
 
-	guard(rcu)();
+	rcu_read_lock();
 	a = dir_assignment(kobj);
-	return a ? sysfs_emit(buf, "%s\n", a->path) : -ENODEV;
+	if (a)
+		ret = sysfs_emit(buf, "%s\n", a->path);
+	rcu_read_unlock();
+	return ret;
 }
 
 #define ASSIGNMENT_ATTR(_name, _mode, _show, _store, _index)		\
