@@ -85,30 +85,22 @@ static bool exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-static int file_open(const char *path)
+/* @val to @fd: 0 or a negative errno */
+static int fd_write(int fd, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		ksft_exit_fail_msg("opening %s: %s\n", path, strerror(errno));
-	return fd;
-}
-
-/* @val to @path, the file opened first: only the write meets failures */
-static int faulty_write(const char *path, const char *val)
-{
-	int fd = file_open(path);
-	ssize_t n = write(fd, val, strlen(val));
-	int err = n < 0 ? -errno : 0;
-
-	close(fd);
-	return err;
+	return write(fd, val, strlen(val)) < 0 ? -errno : 0;
 }
 
 struct target {
 	const char *name;
-	/* The call under faults: 0 or a negative errno */
-	int (*call)(const void *arg);
+	/*
+	 * The call under faults, on a file opened before the failure is
+	 * armed (the open's own allocations are not the module's): 0 or a
+	 * negative errno
+	 */
+	int (*call)(const void *arg, int fd);
+	const char *(*path)(const void *arg);
+	int flags;	/* of that open */
 	/* After it failed: nothing changed */
 	bool (*unchanged)(const void *arg);
 	/* After it worked: it did, and is undone for the next try */
@@ -128,9 +120,15 @@ static void sweep(const struct target *t)
 
 	failure[0] = '\0';
 	for (n = 1; n <= MAX_POINTS && ok; n++) {
+		const char *path = t->path(t->arg);
+		int fd = open(path, t->flags | O_CLOEXEC);
+
+		if (fd < 0)
+			ksft_exit_fail_msg("opening %s: %s\n", path, strerror(errno));
 		fail_nth_set(n);
-		ret = t->call(t->arg);
+		ret = t->call(t->arg, fd);
 		met = fail_nth_met();
+		close(fd);
 		if (ret && !met)
 			ok = FAIL("failed (%s) with no failure injected", strerror(-ret));
 		else if (ret && !t->unchanged(t->arg))
@@ -152,16 +150,14 @@ static void sweep(const struct target *t)
 }
 
 /* Module load */
-static int load_call(const void *arg)
+static const char *ko_file(const void *arg)
 {
-	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
-	int ret;
+	return ko_path;
+}
 
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
+static int load_call(const void *arg, int fd)
+{
+	return syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
 }
 
 static bool load_unchanged(const void *arg)
@@ -220,9 +216,14 @@ static char *assignment_file(const char *file)
 	return path;
 }
 
-static int assign_call(const void *arg)
+static const char *assign_file(const void *arg)
 {
-	return faulty_write(MEMCG_DIR "/assign", "/" CG_NAME);
+	return MEMCG_DIR "/assign";
+}
+
+static int name_call(const void *arg, int fd)
+{
+	return fd_write(fd, "/" CG_NAME);
 }
 
 static bool not_assigned(const void *arg)
@@ -277,9 +278,9 @@ static bool assign_undo(const void *arg)
 	return ret ? FAIL("unassigning: %s", strerror(-ret)) : true;
 }
 
-static int unassign_call(const void *arg)
+static const char *unassign_file(const void *arg)
 {
-	return faulty_write(MEMCG_DIR "/unassign", "/" CG_NAME);
+	return MEMCG_DIR "/unassign";
 }
 
 static bool unassign_undo(const void *arg)
@@ -293,12 +294,17 @@ static bool unassign_undo(const void *arg)
 }
 
 /* A knob to 0 */
-static int knob_call(const void *arg)
+static const char *knob_file(const void *arg)
 {
-	char path[128];
+	static char path[128];
 
 	snprintf(path, sizeof(path), KNOB_DIR "/%s", (const char *)arg);
-	return faulty_write(path, "0");
+	return path;
+}
+
+static int zero_call(const void *arg, int fd)
+{
+	return fd_write(fd, "0");
 }
 
 static bool knob_unchanged(const void *arg)
@@ -320,9 +326,9 @@ static bool knob_undo(const void *arg)
 }
 
 /* An assignment's setting to 0 */
-static int setting_call(const void *arg)
+static const char *setting_file(const void *arg)
 {
-	return faulty_write(assignment_file(arg), "0");
+	return assignment_file(arg);
 }
 
 static bool setting_unchanged(const void *arg)
@@ -334,7 +340,7 @@ static bool setting_undo(const void *arg)
 {
 	if (setting(arg) != '0')
 		return FAIL("reads '%c' after a write of 0 that worked", setting(arg));
-	return faulty_write(assignment_file(arg), "-") ? FAIL("back to '-' failed") : true;
+	return write_file(assignment_file(arg), "-") ? FAIL("back to '-' failed") : true;
 }
 
 /*
@@ -546,9 +552,14 @@ static void check_kmemleak(void)
 int main(void)
 {
 	const char *ko = getenv("SWAPCACHE_AB_KO");
-	struct target load = { "module load", load_call, load_unchanged, load_undo, NULL };
-	struct target assign = { "assign", assign_call, not_assigned, assign_undo, NULL };
-	struct target unassign = { "unassign", unassign_call, assigned, unassign_undo, NULL };
+	struct target load = { .name = "module load", .call = load_call, .path = ko_file,
+			       .flags = O_RDONLY, .unchanged = load_unchanged, .undo = load_undo };
+	struct target assign = { .name = "assign", .call = name_call, .path = assign_file,
+				 .flags = O_WRONLY, .unchanged = not_assigned,
+				 .undo = assign_undo };
+	struct target unassign = { .name = "unassign", .call = name_call, .path = unassign_file,
+				   .flags = O_WRONLY, .unchanged = assigned,
+				   .undo = unassign_undo };
 	char name[64];
 	bool filtered;
 	unsigned int i;
@@ -585,8 +596,9 @@ int main(void)
 		ksft_exit_fail_msg("assigning %s: %s\n", CG_NAME, strerror(errno));
 	sweep(&unassign);
 	for (i = 0; i < ARRAY_SIZE(policies); i++) {
-		struct target t = { name, setting_call, setting_unchanged, setting_undo,
-				    policies[i] };
+		struct target t = { .name = name, .call = zero_call, .path = setting_file,
+				    .flags = O_WRONLY, .unchanged = setting_unchanged,
+				    .undo = setting_undo, .arg = policies[i] };
 
 		snprintf(name, sizeof(name), "assignment's %s to 0", policies[i]);
 		sweep(&t);
@@ -594,7 +606,9 @@ int main(void)
 	if (unassign_plain())
 		ksft_exit_fail_msg("unassigning %s: %s\n", CG_NAME, strerror(errno));
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		struct target t = { name, knob_call, knob_unchanged, knob_undo, knobs[i] };
+		struct target t = { .name = name, .call = zero_call, .path = knob_file,
+				    .flags = O_WRONLY, .unchanged = knob_unchanged,
+				    .undo = knob_undo, .arg = knobs[i] };
 
 		snprintf(name, sizeof(name), "knob %s to 0", knobs[i]);
 		sweep(&t);
