@@ -496,8 +496,7 @@ static void cgroup_setup(void)
 {
 	struct stat st;
 
-	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
-		ksft_exit_fail_msg("enabling the memory controller: %s\n", strerror(errno));
+	memcg_root_set_up();
 	if (mkdir(CG_ROOT "/" CG_NAME, 0755) && errno != EEXIST)
 		ksft_exit_fail_msg("mkdir %s: %s\n", CG_ROOT "/" CG_NAME, strerror(errno));
 	if (stat(CG_ROOT "/" CG_NAME, &st))

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -721,11 +720,7 @@ static void test_unload(void)
 
 static void cgroups_set_up(void)
 {
-	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
-		ksft_exit_fail_msg("mounting cgroup2: %s\n", strerror(errno));
-	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
-		ksft_exit_fail_msg("enabling the memory controller: %s\n", strerror(errno));
+	memcg_root_set_up();
 	cg_make(&cg_a);
 	cg_make(&cg_b);
 	cg_make(&cg_parent);

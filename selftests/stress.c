@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -225,12 +224,7 @@ int main(int argc, char **argv)
 	if (ret)
 		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
 
-	mkdir("/sys/fs/cgroup", 0755);
-	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
-	    mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
-		ksft_exit_fail_msg("mounting cgroup2: %s\n", strerror(errno));
-	if (write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
-		ksft_exit_fail_msg("enabling the memory controller: %s\n", strerror(errno));
+	memcg_root_set_up();
 	if (mkdir(CGROUP, 0755) && errno != EEXIST)
 		ksft_exit_fail_msg("mkdir " CGROUP ": %s\n", strerror(errno));
 	snprintf(cgroup_limit, sizeof(cgroup_limit), "%luM", WORKER_BYTES >> 20);

@@ -10,6 +10,7 @@
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
@@ -103,6 +104,16 @@ static int read_file(const char *path, char *buf, size_t size)
 		return -errno;
 	buf[n] = '\0';
 	return 0;
+}
+
+void memcg_root_set_up(void)
+{
+	mkdir("/sys/fs/cgroup", 0755);
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
+	    mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+		ksft_exit_fail_msg("mounting cgroup2: %s\n", strerror(errno));
+	if (write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
+		ksft_exit_fail_msg("enabling the memory controller: %s\n", strerror(errno));
 }
 
 int write_file(const char *path, const char *val)

@@ -48,6 +48,9 @@ unsigned long stat_get(const char *name);
 /* All of them: what the module's code did, nothing at all while knobs are 1 */
 unsigned long stats_sum(void);
 
+/* cgroup2 at /sys/fs/cgroup, the memory controller on for its children */
+void memcg_root_set_up(void);
+
 /* /proc and sysfs numbers */
 long meminfo_kb(const char *field);
 /* A field of @cgroup's memory.stat (a directory under the cgroup2 mount) */
