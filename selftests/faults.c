@@ -21,6 +21,7 @@
  * sleep): the module's own are per-CPU counters, which have no injection
  * point.  The debug kernel only: the plain one has no fault injection.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -379,7 +380,21 @@ static unsigned int kmsg_count(int fd, const char *what)
 	return n;
 }
 
-static void test_write_errors(void)
+/* Whether a direct write past the header fails, as the bad blocks say */
+static bool faulty_fails_writes(void)
+{
+	static char page[4096] __attribute__((aligned(4096)));
+	int fd = open(FAULTY_DEV, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	bool failed;
+
+	if (fd < 0)
+		ksft_exit_fail_msg("opening %s: %s\n", FAULTY_DEV, strerror(errno));
+	failed = pwrite(fd, page, sizeof(page), 1UL << 20) < 0 && errno == EIO;
+	close(fd);
+	return failed;
+}
+
+static void test_write_errors(bool filtered)
 {
 	unsigned long marks, spaces, pswpout, tagged;
 	unsigned int errors;
@@ -404,6 +419,24 @@ static void test_write_errors(void)
 		ret = make_swap(FAULTY_DEV);
 	if (!ret)
 		ret = nullb_write("badblocks", "+" FAULTY_BAD);
+	if (!ret && !faulty_fails_writes()) {
+		/*
+		 * 6.1's null_blk let such a write through in the VM (no I/O
+		 * error logged; not understood yet): a skip there, where the
+		 * kernel is told apart by its missing fail-nth stack filter,
+		 * and a failure anywhere else
+		 */
+		if (filtered)
+			ksft_exit_fail_msg("%s does not fail a write to its bad blocks\n",
+					   FAULTY_DEV);
+		ksft_test_result_skip("while swap writes fail: %s did not fail a direct write to its bad blocks (6.1)\n",
+				      FAULTY_DEV);
+		ksft_test_result_skip("once writes work: no failed writes to follow\n");
+		nullb_write("badblocks", "-" FAULTY_BAD);
+		if (nullb_write("power", "0") || rmdir(NULLB_DIR "/" FAULTY))
+			ksft_exit_fail_msg("removing %s: %s\n", FAULTY_DEV, strerror(errno));
+		return;
+	}
 	if (!ret && swapon(FAULTY_DEV, SWAP_FLAG_PREFER | 10))
 		ret = -errno;
 	if (!ret)
@@ -612,7 +645,7 @@ int main(void)
 		snprintf(name, sizeof(name), "knob %s to 0", knobs[i]);
 		sweep(&t);
 	}
-	test_write_errors();
+	test_write_errors(filtered);
 	check_works();
 	check_kmemleak();
 	rmdir(CG_ROOT "/" CG_NAME);
