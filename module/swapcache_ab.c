@@ -326,7 +326,9 @@ static bool folio_setting(struct folio *folio, enum memcg_policy policy, bool gl
  */
 static unsigned int hold_policy_ms;
 module_param(hold_policy_ms, uint, 0644);
-MODULE_PARM_DESC(hold_policy_ms, "debug: the next tagging decision spins this long (ms)");
+/* Far below the RCU stall (21 s) and soft lockup (20 s) detectors */
+#define HOLD_POLICY_MAX_MS	5000U
+MODULE_PARM_DESC(hold_policy_ms, "debug: the next tagging decision spins this long (ms, 5000 at most)");
 static int policy_held;
 module_param(policy_held, int, 0444);
 MODULE_PARM_DESC(policy_held, "debug: 1 while a CPU spins in the tagging decision");
@@ -337,7 +339,7 @@ static void hold_policy(void)
 
 	if (ms && cmpxchg(&hold_policy_ms, ms, 0) == ms) {
 		WRITE_ONCE(policy_held, 1);
-		mdelay(ms);
+		mdelay(min(ms, HOLD_POLICY_MAX_MS));
 		WRITE_ONCE(policy_held, 0);
 	}
 }
