@@ -22,7 +22,6 @@
  * point.  The debug kernel only: the plain one has no fault injection.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,7 +40,6 @@
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define FAILSLAB	"/sys/kernel/debug/failslab"
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
-#define MEMCG_DIR	KNOB_DIR "/memcg"
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_NAME		"scab_faults"
 /* A sweep that still meets failures after this many points fails */
@@ -50,11 +48,9 @@
 /* Rounds in which a release in module text would outlive rmmod: 8 miss it with p < 3% */
 #define QUICK_UNLOADS	8
 
-static const char *const knobs[] = { "offset_key", "trunks", "skip_wb_tags", "cow_free" };
 static const char *const policies[] = { "skip_wb_tags", "cow_free" };
 
 static int fail_nth_fd = -1;
-static char ko_path[256];
 static unsigned long long cg_id;
 static char failure[512];
 
@@ -155,7 +151,7 @@ static void sweep(const struct target *t)
 /* Module load */
 static const char *ko_file(const void *arg)
 {
-	return ko_path;
+	return module_path();
 }
 
 static int load_call(const void *arg, int fd)
@@ -178,9 +174,9 @@ static bool knobs_at_1(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(knobs); i++)
-		if (knob_get(knobs[i]) != 1)
-			return FAIL("%s reads %d, not 1", knobs[i], knob_get(knobs[i]));
+	for (i = 0; i < ARRAY_SIZE(knob_names); i++)
+		if (knob_get(knob_names[i]) != 1)
+			return FAIL("%s reads %d, not 1", knob_names[i], knob_get(knob_names[i]));
 	return true;
 }
 
@@ -197,20 +193,6 @@ static bool load_undo(const void *arg)
 }
 
 /* Assign and unassign */
-static unsigned int assignments(void)
-{
-	unsigned int n = 0;
-	struct dirent *d;
-	DIR *dir = opendir(MEMCG_DIR);
-
-	if (!dir)
-		ksft_exit_fail_msg("opening %s: %s\n", MEMCG_DIR, strerror(errno));
-	while ((d = readdir(dir)))
-		n += d->d_name[0] >= '0' && d->d_name[0] <= '9';
-	closedir(dir);
-	return n;
-}
-
 static char *assignment_file(const char *file)
 {
 	static char path[192];
@@ -233,29 +215,22 @@ static bool not_assigned(const void *arg)
 {
 	if (exists(assignment_file(NULL)))
 		return FAIL("%s left behind", assignment_file(NULL));
-	if (assignments())
-		return FAIL("%u assignments left behind", assignments());
+	if (assignments_count())
+		return FAIL("%u assignments left behind", assignments_count());
 	return true;
 }
 
 static char setting(const char *policy)
 {
-	char buf[8] = "?";
-	int fd = open(assignment_file(policy), O_RDONLY);
-
-	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) <= 0)
-		buf[0] = '?';
-	if (fd >= 0)
-		close(fd);
-	return buf[0];
+	return assignment_setting(cg_id, policy);
 }
 
 static bool assigned(const void *arg)
 {
 	unsigned int i;
 
-	if (assignments() != 1)
-		return FAIL("%u assignments, not 1", assignments());
+	if (assignments_count() != 1)
+		return FAIL("%u assignments, not 1", assignments_count());
 	for (i = 0; i < ARRAY_SIZE(policies); i++)
 		if (setting(policies[i]) != '-')
 			return FAIL("%s reads '%c', not '-'", assignment_file(policies[i]),
@@ -546,10 +521,10 @@ static void check_works(void)
 	bool ok = true;
 
 	failure[0] = '\0';
-	for (i = 0; ok && i < ARRAY_SIZE(knobs); i++)
-		ok = !knob_set(knobs[i], 0) && knob_get(knobs[i]) == 0 && !knob_set(knobs[i], 1);
+	for (i = 0; ok && i < ARRAY_SIZE(knob_names); i++)
+		ok = !knob_set(knob_names[i], 0) && knob_get(knob_names[i]) == 0 && !knob_set(knob_names[i], 1);
 	if (!ok)
-		FAIL("%s did not go to 0 and back", knobs[i - 1]);
+		FAIL("%s did not go to 0 and back", knob_names[i - 1]);
 	if (ok)
 		ok = !write_file(MEMCG_DIR "/assign", "/" CG_NAME) && assigned(NULL) &&
 		     !unassign_plain() && not_assigned(NULL);
@@ -596,7 +571,6 @@ static void check_kmemleak(void)
 
 int main(void)
 {
-	const char *ko = getenv("SWAPCACHE_AB_KO");
 	struct target load = { .name = "module load", .call = load_call, .path = ko_file,
 			       .flags = O_RDONLY, .unchanged = load_unchanged, .undo = load_undo };
 	struct target assign = { .name = "assign", .call = name_call, .path = assign_file,
@@ -617,7 +591,6 @@ int main(void)
 			ksft_test_result_skip("this kernel has no fail-nth, failslab or kmemleak (the debug kernel has)\n");
 		ksft_finished();
 	}
-	snprintf(ko_path, sizeof(ko_path), "%s", ko ? ko : "/swapcache_ab.ko");
 	fail_nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
 	if (fail_nth_fd < 0)
 		ksft_exit_fail_msg("opening %s: %s\n", FAIL_NTH, strerror(errno));
@@ -650,12 +623,12 @@ int main(void)
 	}
 	if (unassign_plain())
 		ksft_exit_fail_msg("unassigning %s: %s\n", CG_NAME, strerror(errno));
-	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+	for (i = 0; i < ARRAY_SIZE(knob_names); i++) {
 		struct target t = { .name = name, .call = zero_call, .path = knob_file,
 				    .flags = O_WRONLY, .unchanged = knob_unchanged,
-				    .undo = knob_undo, .arg = knobs[i] };
+				    .undo = knob_undo, .arg = knob_names[i] };
 
-		snprintf(name, sizeof(name), "knob %s to 0", knobs[i]);
+		snprintf(name, sizeof(name), "knob %s to 0", knob_names[i]);
 		sweep(&t);
 	}
 	test_write_errors(filtered);

@@ -15,8 +15,6 @@
 #include "kselftest.h"
 #include "swapcache_ab_util.h"
 
-static const char *const knobs[] = { "offset_key", "trunks", "skip_wb_tags", "cow_free" };
-
 struct bad_input {
 	const char *name;
 	const char *buf;
@@ -144,7 +142,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(3 + 4 * ARRAY_SIZE(knobs) + 9);
+	ksft_set_plan(3 + 4 * ARRAY_SIZE(knob_names) + 9);
 	memset(long_input, '1', sizeof(long_input));
 
 	if (swap_all_off())
@@ -164,8 +162,8 @@ int main(void)
 		ksft_exit_fail();
 
 	ok = true;
-	for (i = 0; i < ARRAY_SIZE(knobs); i++)
-		ok &= knob_get(knobs[i]) == 1;
+	for (i = 0; i < ARRAY_SIZE(knob_names); i++)
+		ok &= knob_get(knob_names[i]) == 1;
 	ksft_test_result(ok, "every knob starts at 1, mainline\n");
 
 	ok = true;
@@ -178,12 +176,12 @@ int main(void)
 	}
 	ksft_test_result(ok, "stats are read-only\n");
 
-	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		check_good_inputs(knobs[i]);
-		check_bad_inputs(knobs[i], 1);
-		knob_set(knobs[i], 0);
-		check_bad_inputs(knobs[i], 0);
-		check_non_root(knobs[i]);
+	for (i = 0; i < ARRAY_SIZE(knob_names); i++) {
+		check_good_inputs(knob_names[i]);
+		check_bad_inputs(knob_names[i], 1);
+		knob_set(knob_names[i], 0);
+		check_bad_inputs(knob_names[i], 0);
+		check_non_root(knob_names[i]);
 	}
 
 	/* All knobs at 0 now: the entry key holds the module */
@@ -202,8 +200,8 @@ int main(void)
 
 	ret = module_load();
 	ok = ret == 0;
-	for (i = 0; ok && i < ARRAY_SIZE(knobs); i++)
-		ok &= knob_get(knobs[i]) == 1;
+	for (i = 0; ok && i < ARRAY_SIZE(knob_names); i++)
+		ok &= knob_get(knob_names[i]) == 1;
 	ksft_test_result(ok, "reload starts at mainline again\n");
 
 	ret = module_load();

@@ -11,7 +11,6 @@
  * corrupts nothing.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,7 +27,6 @@
 #include "swapcache_ab_util.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
-#define MEMCG_DIR	KNOB_DIR "/memcg"
 /* The module's limit */
 #define MAX_ASSIGNMENTS	16
 #define TEST_BYTES	test_size(16UL << 20)
@@ -118,17 +116,7 @@ static void setting_set(const struct cgroup *cg, const char *policy, const char 
 /* "0", "1" or "-"; "?" once the assignment is gone */
 static char setting_get(const struct cgroup *cg, const char *policy)
 {
-	char path[192], buf[8] = "?";
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), MEMCG_DIR "/%llu/%s", cg->id, policy);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? buf[0] : '?';
+	return assignment_setting(cg->id, policy);
 }
 
 static unsigned long assigned_stat(const struct cgroup *cg, const char *stat)
@@ -163,22 +151,6 @@ static int unassign(const struct cgroup *cg)
 
 	snprintf(id, sizeof(id), "%llu", cg->id);
 	return memcg_write("unassign", id);
-}
-
-/* The assignments under memcg/, by their directories */
-static unsigned int assignments_count(void)
-{
-	unsigned int n = 0;
-	struct dirent *de;
-	DIR *dir;
-
-	dir = opendir(MEMCG_DIR);
-	if (!dir)
-		ksft_exit_fail_msg("opening %s: %s\n", MEMCG_DIR, strerror(errno));
-	while ((de = readdir(dir)))
-		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
-	closedir(dir);
-	return n;
 }
 
 /* What a refused write must leave as it was */

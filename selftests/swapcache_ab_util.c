@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -30,6 +31,8 @@
 
 const char *const thp_modes[2] = { "always", "never" };
 
+const char *const knob_names[4] = { "offset_key", "trunks", "skip_wb_tags", "cow_free" };
+
 const char *const stat_names[4] = {
 	"index_offset", "index_entry", "wb_tagged", "cow_kept",
 };
@@ -58,11 +61,16 @@ int module_file_load(const char *path, const char *params)
 	return ret;
 }
 
-int module_load_params(const char *params)
+const char *module_path(void)
 {
 	const char *ko = getenv("SWAPCACHE_AB_KO");
 
-	return module_file_load(ko ? ko : "/swapcache_ab.ko", params);
+	return ko ? ko : "/swapcache_ab.ko";
+}
+
+int module_load_params(const char *params)
+{
+	return module_file_load(module_path(), params);
 }
 
 int module_load(void)
@@ -104,6 +112,36 @@ static int read_file(const char *path, char *buf, size_t size)
 		return -errno;
 	buf[n] = '\0';
 	return 0;
+}
+
+unsigned int assignments_count(void)
+{
+	unsigned int n = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir(MEMCG_DIR);
+	if (!dir)
+		ksft_exit_fail_msg("opening %s: %s\n", MEMCG_DIR, strerror(errno));
+	while ((de = readdir(dir)))
+		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
+	closedir(dir);
+	return n;
+}
+
+char assignment_setting(unsigned long long id, const char *policy)
+{
+	char path[192], buf[8] = "?";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), MEMCG_DIR "/%llu/%s", id, policy);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? buf[0] : '?';
 }
 
 void memcg_root_set_up(void)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #define KNOB_DIR	"/sys/kernel/mm/swapcache_ab"
+#define MEMCG_DIR	KNOB_DIR "/memcg"
 #define SPACES_FILE	"/sys/kernel/debug/swapcache_ab/swap_spaces"
 #define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
 
@@ -28,10 +29,13 @@
 #define THP_SZ		(2UL << 20)
 
 extern const char *const thp_modes[2];
+/* Every global knob */
+extern const char *const knob_names[4];
 /* Every counter under stats/ */
 extern const char *const stat_names[4];
 
 /* The module, loaded from $SWAPCACHE_AB_KO (default /swapcache_ab.ko) */
+const char *module_path(void);
 int module_load(void);
 /* With module parameters; any .ko file by its path */
 int module_load_params(const char *params);
@@ -50,6 +54,11 @@ unsigned long stats_sum(void);
 
 /* cgroup2 at /sys/fs/cgroup, the memory controller on for its children */
 void memcg_root_set_up(void);
+
+/* The assignments under memcg/, by their directories */
+unsigned int assignments_count(void);
+/* Cgroup @id's setting of @policy: '0', '1' or '-'; '?' once unassigned */
+char assignment_setting(unsigned long long id, const char *policy);
 
 /* /proc and sysfs numbers */
 long meminfo_kb(const char *field);
