@@ -504,14 +504,8 @@ static bool failslab_setup(void)
 
 static void cgroup_setup(void)
 {
-	struct stat st;
-
 	memcg_root_set_up();
-	if (mkdir(CG_ROOT "/" CG_NAME, 0755) && errno != EEXIST)
-		ksft_exit_fail_msg("mkdir %s: %s\n", CG_ROOT "/" CG_NAME, strerror(errno));
-	if (stat(CG_ROOT "/" CG_NAME, &st))
-		ksft_exit_fail_msg("stat %s: %s\n", CG_ROOT "/" CG_NAME, strerror(errno));
-	cg_id = st.st_ino;	/* a cgroup's id is its inode number on cgroup2 */
+	cg_id = memcg_make(CG_ROOT "/" CG_NAME);
 }
 
 /* What the sweeps leave: a module that works, as a fresh one does */

@@ -54,15 +54,9 @@ static struct cgroup cg_nomem = { .name = "scab_nomem/child" };
 
 static void cg_make(struct cgroup *cg)
 {
-	struct stat st;
-
-	snprintf(cg->dir, sizeof(cg->dir), CG_ROOT "/%s", cg->name);
-	if (mkdir(cg->dir, 0755) && errno != EEXIST)
-		ksft_exit_fail_msg("mkdir %s: %s\n", cg->dir, strerror(errno));
-	/* A cgroup's id is its inode number on cgroup2 */
-	if (stat(cg->dir, &st))
-		ksft_exit_fail_msg("stat %s: %s\n", cg->dir, strerror(errno));
-	cg->id = st.st_ino;
+	if (snprintf(cg->dir, sizeof(cg->dir), CG_ROOT "/%s", cg->name) >= (int)sizeof(cg->dir))
+		ksft_exit_fail_msg("cgroup name too long: %s\n", cg->name);
+	cg->id = memcg_make(cg->dir);
 }
 
 static void cg_write(const struct cgroup *cg, const char *file, const char *val)

@@ -154,6 +154,18 @@ void memcg_root_set_up(void)
 		ksft_exit_fail_msg("enabling the memory controller: %s\n", strerror(errno));
 }
 
+unsigned long long memcg_make(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		ksft_exit_fail_msg("mkdir %s: %s\n", dir, strerror(errno));
+	/* A cgroup's id is its inode number on cgroup2 */
+	if (stat(dir, &st))
+		ksft_exit_fail_msg("stat %s: %s\n", dir, strerror(errno));
+	return st.st_ino;
+}
+
 int write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY);

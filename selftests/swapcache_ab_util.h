@@ -54,6 +54,8 @@ unsigned long stats_sum(void);
 
 /* cgroup2 at /sys/fs/cgroup, the memory controller on for its children */
 void memcg_root_set_up(void);
+/* A cgroup at @dir (an absolute path), made if missing: its id */
+unsigned long long memcg_make(const char *dir);
 
 /* The assignments under memcg/, by their directories */
 unsigned int assignments_count(void);
