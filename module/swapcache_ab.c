@@ -14,6 +14,9 @@
 
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -53,6 +56,122 @@ static void count_stat(enum swapcache_ab_stat stat)
 	this_cpu_inc(swapcache_ab_stats.count[stat]);
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * Debug kernels only, for selftests/callsites: where the key's policies
+ * are called from, while recording is on.  The kernel makes a direct
+ * (static) call from the function that computes the index or the space:
+ * its return address is depth 0, and its caller's, where frame pointers
+ * tell, depth 1 (folio_mapping()'s callers, say).  In debugfs,
+ * swapcache_ab/key_callers: "1" empties it and records, "0" stops.  Any
+ * context may record: the table is filled with cmpxchg() only.
+ */
+#define NR_KEY_CALLERS	512
+static struct {
+	unsigned long ip;
+	unsigned int depth;
+	atomic_long_t calls;
+} key_callers[NR_KEY_CALLERS];
+static atomic_long_t key_callers_lost;
+static bool key_callers_on;
+
+static void record_key_ip(unsigned long ip, unsigned int depth)
+{
+	unsigned int i, slot = hash_long(ip, ilog2(NR_KEY_CALLERS));
+	unsigned long seen;
+
+	for (i = 0; i < NR_KEY_CALLERS; i++, slot = (slot + 1) % NR_KEY_CALLERS) {
+		seen = READ_ONCE(key_callers[slot].ip);
+		if (!seen) {
+			seen = cmpxchg(&key_callers[slot].ip, 0, ip) ?: ip;
+			if (seen == ip)
+				WRITE_ONCE(key_callers[slot].depth, depth);
+		}
+		if (seen == ip) {
+			atomic_long_inc(&key_callers[slot].calls);
+			return;
+		}
+	}
+	atomic_long_inc(&key_callers_lost);
+}
+
+static __always_inline void record_key_caller(void)
+{
+	unsigned long caller = ftrace_return_address(1);
+
+	if (!READ_ONCE(key_callers_on))
+		return;
+	record_key_ip(_RET_IP_, 0);
+	if (caller)
+		record_key_ip(caller, 1);
+}
+
+static int key_callers_show(struct seq_file *m, void *unused)
+{
+	unsigned long ip;
+	unsigned int i;
+
+	for (i = 0; i < NR_KEY_CALLERS; i++) {
+		ip = READ_ONCE(key_callers[i].ip);
+		if (ip)
+			seq_printf(m, "%ld %u %pS\n", atomic_long_read(&key_callers[i].calls),
+				   READ_ONCE(key_callers[i].depth), (void *)ip);
+	}
+	seq_printf(m, "%ld lost\n", atomic_long_read(&key_callers_lost));
+	return 0;
+}
+
+static int key_callers_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, key_callers_show, NULL);
+}
+
+static ssize_t key_callers_write(struct file *file, const char __user *buf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned int i;
+	bool on;
+	int err;
+
+	err = kstrtobool_from_user(buf, count, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(key_callers_on, false);
+	if (!on)
+		return count;
+	/* A call still recording from before may land in the new table */
+	for (i = 0; i < NR_KEY_CALLERS; i++) {
+		WRITE_ONCE(key_callers[i].ip, 0);
+		atomic_long_set(&key_callers[i].calls, 0);
+	}
+	atomic_long_set(&key_callers_lost, 0);
+	WRITE_ONCE(key_callers_on, true);
+	return count;
+}
+
+static const struct file_operations key_callers_fops = {
+	.owner = THIS_MODULE,
+	.open = key_callers_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = key_callers_write,
+};
+
+static void key_callers_create(struct dentry *dir)
+{
+	debugfs_create_file("key_callers", 0644, dir, NULL, &key_callers_fops);
+}
+#else
+static void record_key_caller(void)
+{
+}
+
+static void key_callers_create(struct dentry *dir)
+{
+}
+#endif
+
 /*
  * The policies.  Each runs at its hook site only while its knob, or a
  * memory cgroup's setting of it, is 0: otherwise the site's static key is
@@ -62,6 +181,7 @@ static void count_stat(enum swapcache_ab_stat stat)
 /* Before v4.9 the swap cache was keyed by the whole entry, type bits too */
 static pgoff_t index_by_entry(swp_entry_t entry)
 {
+	record_key_caller();
 	count_stat(SWAPCACHE_AB_INDEX_ENTRY);
 	return entry.val;
 }
@@ -69,6 +189,7 @@ static pgoff_t index_by_entry(swp_entry_t entry)
 /* v4.9 and v4.10: by offset, in one tree per device */
 static pgoff_t index_by_offset(swp_entry_t entry)
 {
+	record_key_caller();
 	count_stat(SWAPCACHE_AB_INDEX_OFFSET);
 	return swp_offset(entry);
 }
@@ -87,11 +208,13 @@ static pgoff_t index_mainline(swp_entry_t entry)
 /* Before v4.11 a swap device had a single swap address space */
 static struct address_space *one_space(swp_entry_t entry, struct address_space *spaces)
 {
+	record_key_caller();
 	return spaces;
 }
 
 static struct address_space *space_of_64mb(swp_entry_t entry, struct address_space *spaces)
 {
+	record_key_caller();
 	return &spaces[swp_offset(entry) >> TRUNK_SHIFT];
 }
 
@@ -1131,6 +1254,7 @@ static int __init swapcache_ab_init(void)
 	swapcache_ab_debugfs = debugfs_create_dir("swapcache_ab", NULL);
 	debugfs_create_file("swap_spaces", 0444, swapcache_ab_debugfs, NULL,
 			    &swap_spaces_fops);
+	key_callers_create(swapcache_ab_debugfs);
 	mutex_lock(&knob_mutex);
 	ready = true;
 	mutex_unlock(&knob_mutex);
