@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callsites: every path of the kernel that computes a swap cache index or
+ * address space runs under each legacy key, the whole entry (offset_key=0)
+ * and one tree per device (trunks=0), with its data checked.  The kernel
+ * shows where it called the key from: the debug module records the return
+ * address of every call of a key policy (debugfs swapcache_ab/key_callers),
+ * and, from frame pointers, its caller's; each path must name the
+ * function it is about, by symbol, at either depth.
+ *
+ * Not reached from user space: shmem_replace_folio() (a swapped-in shmem
+ * folio in a zone its mapping's gfp cannot use) and memcg v1's
+ * mc_handle_swap_pte() (the VM has no memcg v1).  The debug kernel only:
+ * the plain module records nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "swapcache_ab_util.h"
+
+#define CALLERS		"/sys/kernel/debug/swapcache_ab/key_callers"
+#define SPLIT_THP	"/sys/kernel/debug/split_huge_pages"
+#define TEST_PAGES	256
+#define MAX_CALLERS	512
+
+/* UFFDIO_MOVE (6.8) is newer than the build host's headers */
+#ifndef UFFDIO_MOVE
+#define UFFD_FEATURE_MOVE	(1 << 16)
+#define _UFFDIO_MOVE		(0x05)
+struct uffdio_move {
+	__u64 dst, src, len, mode;
+	__s64 move;
+};
+#define UFFDIO_MOVE		_IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
+#endif
+
+struct path {
+	const char *name;
+	/* The data check: NULL when right, else what was wrong */
+	const char *(*run)(void);
+	/* The functions the path must reach the key from, each of them */
+	const char *const expect[6];
+	/* Or the reason it cannot run on this kernel */
+	const char *(*unsupported)(void);
+};
+
+static char why[256];
+/* The functions seen since recording began, each once */
+static char callers[MAX_CALLERS][96];
+static unsigned int caller_depth[MAX_CALLERS];
+static unsigned int nr_callers;
+
+static void callers_record(bool on)
+{
+	if (write_file(CALLERS, on ? "1" : "0"))
+		ksft_exit_fail_msg("writing %s: %s\n", CALLERS, strerror(errno));
+}
+
+/* Reads the table in; returns its "lost" count, which must be 0 */
+static long callers_read(void)
+{
+	char line[256], sym[96], *plus;
+	unsigned int depth, i;
+	long calls, lost = -1;
+	FILE *f;
+
+	nr_callers = 0;
+	f = fopen(CALLERS, "r");
+	if (!f)
+		ksft_exit_fail_msg("opening %s: %s\n", CALLERS, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%ld lost", &calls) == 1 && strstr(line, " lost\n")) {
+			lost = calls;
+			continue;
+		}
+		if (sscanf(line, "%ld %u %95s", &calls, &depth, sym) != 3)
+			continue;
+		plus = strchr(sym, '+');
+		if (plus)
+			*plus = '\0';
+		for (i = 0; i < nr_callers; i++)
+			if (caller_depth[i] == depth && !strcmp(callers[i], sym))
+				break;
+		if (i < nr_callers || nr_callers == MAX_CALLERS)
+			continue;
+		caller_depth[nr_callers] = depth;
+		strcpy(callers[nr_callers++], sym);
+	}
+	fclose(f);
+	return lost;
+}
+
+/*
+ * @fns: one function, or alternatives (another kernel's names, or
+ * another inlining) split by '|'; at depth 0 (it made the call) or 1 (it
+ * called the function that did)
+ */
+static bool caller_seen(const char *fns)
+{
+	size_t len;
+	unsigned int i;
+
+	for (; *fns; fns += len + !!fns[len]) {
+		len = strcspn(fns, "|");
+		for (i = 0; i < nr_callers; i++)
+			if (strlen(callers[i]) == len && !strncmp(callers[i], fns, len))
+				return true;
+	}
+	return false;
+}
+
+/* The callers at @depth, for the log */
+static void callers_print(const char *key, const char *path, unsigned int depth)
+{
+	char list[1024] = "";
+	unsigned int i;
+
+	for (i = 0; i < nr_callers; i++) {
+		if (caller_depth[i] != depth || strlen(list) + strlen(callers[i]) + 2 > sizeof(list))
+			continue;
+		strcat(list, " ");
+		strcat(list, callers[i]);
+	}
+	ksft_print_msg("%s, %s: depth %u:%s\n", key, path, depth, list);
+}
+
+static const char *bad_words(const char *what, const void *buf, size_t len, uint64_t seed)
+{
+	size_t bad = count_bad_words(buf, len, seed);
+
+	if (!bad)
+		return NULL;
+	snprintf(why, sizeof(why), "%s: %zu bad words", what, bad);
+	return why;
+}
+
+static const char *errno_says(const char *what)
+{
+	snprintf(why, sizeof(why), "%s: %s", what, strerror(errno));
+	return why;
+}
+
+static char *paged_out(size_t len, uint64_t seed)
+{
+	char *buf = map_anon(len);
+
+	if (madvise(buf, len, MADV_NOHUGEPAGE))
+		ksft_exit_fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
+	fill_pattern(buf, len, seed);
+	if (page_out(buf, len))
+		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	return buf;
+}
+
+/* Add, delete and look up; shadows stored, read and cleared; vmscan */
+static const char *swap_out_in(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	char *buf = paged_out(len, 1);
+	const char *ret = bad_words("read back", buf, len, 1);
+
+	munmap(buf, len);
+	return ret;
+}
+
+/*
+ * A second mapping keeps the entries shared: swap-in goes through the swap
+ * cache and leaves the folios there, and the last unmap reclaims them
+ */
+static const char *fork_unmap(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	char *buf = paged_out(len, 2);
+	const char *ret = NULL;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid)
+		_exit(count_bad_words(buf, len, 2) ? 1 : 0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		ret = "the child read bad words";
+	munmap(buf, len);
+	return ret;
+}
+
+static const char *mincore_out(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	char *buf = paged_out(len, 3);
+	unsigned char vec[TEST_PAGES];
+	const char *ret = NULL;
+
+	if (mincore(buf, len, vec))
+		ret = errno_says("mincore");
+	if (!ret)
+		ret = bad_words("read back", buf, len, 3);
+	munmap(buf, len);
+	return ret;
+}
+
+/* tmpfs: swap-in by shmem, and mincore of a file's swapped-out folios */
+static const char *shmem_out_in(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	unsigned char vec[TEST_PAGES];
+	const char *ret = NULL;
+	char *buf;
+	int fd;
+
+	fd = memfd_create("callsites", 0);
+	if (fd < 0 || ftruncate(fd, len))
+		ksft_exit_fail_msg("memfd: %s\n", strerror(errno));
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (buf == MAP_FAILED)
+		ksft_exit_fail_msg("mmap memfd: %s\n", strerror(errno));
+	fill_pattern(buf, len, 4);
+	if (page_out(buf, len))
+		ret = errno_says("MADV_PAGEOUT of shmem");
+	if (!ret && mincore(buf, len, vec))
+		ret = errno_says("mincore");
+	if (!ret)
+		ret = bad_words("read back", buf, len, 4);
+	munmap(buf, len);
+	close(fd);
+	return ret;
+}
+
+/* Compaction migrates swap cache folios that a child keeps mapped */
+static const char *migrate(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	char *buf = paged_out(len, 5);
+	unsigned long before = vmstat_get("pgmigrate_success");
+	const char *ret = NULL;
+	int round, status;
+	pid_t pid;
+
+	/* Swapped in through the swap cache, which keeps them: shared entries */
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		if (count_bad_words(buf, len, 5))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	for (round = 0; round < 4 && vmstat_get("pgmigrate_success") == before; round++)
+		if (write_file("/proc/sys/vm/compact_memory", "1"))
+			ret = errno_says("compact_memory");
+	if (!ret && vmstat_get("pgmigrate_success") == before)
+		ret = "compaction migrated nothing";
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (!ret)
+		ret = bad_words("read back", buf, len, 5);
+	munmap(buf, len);
+	return ret;
+}
+
+/* Pages swapped out when the device goes: swapoff brings them back */
+static const char *swapoff_in(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	char *buf = paged_out(len, 6);
+	const char *ret = NULL;
+
+	if (swapoff(TEST_SWAP_DEV))
+		ret = errno_says("swapoff");
+	if (!ret)
+		ret = bad_words("after swapoff", buf, len, 6);
+	munmap(buf, len);
+	if (swap_test_on())
+		ksft_exit_fail_msg("swap back on: %s\n", strerror(errno));
+	return ret;
+}
+
+/*
+ * A THP swapped out to the slow device stays in the swap cache; one read
+ * maps it again, and once its writeback has ended it is split there
+ */
+static const char *thp_split(void)
+{
+	unsigned long splits = vmstat_get("thp_split_page"), thp_swpout = vmstat_get("thp_swpout");
+	const char *ret = NULL;
+	char cmd[96];
+	char *buf;
+
+	if (swap_slow_on())
+		ksft_exit_fail_msg("slow swap on: %s\n", strerror(errno));
+	set_thp("always");
+	buf = map_anon(THP_SZ);
+	fill_pattern(buf, THP_SZ, 7);
+	if (page_out(buf, THP_SZ))
+		ret = errno_says("MADV_PAGEOUT");
+	if (!ret && vmstat_get("thp_swpout") == thp_swpout)
+		ret = "no THP was swapped out whole";
+	(void)*(volatile char *)buf;
+	if (!ret && writeback_wait_idle(60))
+		ret = "writeback still in flight after 60 s";
+	snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx", getpid(), (unsigned long)buf,
+		 (unsigned long)buf + THP_SZ);
+	if (!ret && write_file(SPLIT_THP, cmd))
+		ret = errno_says("split_huge_pages");
+	if (!ret && vmstat_get("thp_split_page") == splits)
+		ret = "the THP was not split";
+	if (!ret)
+		ret = bad_words("read back", buf, THP_SZ, 7);
+	munmap(buf, THP_SZ);
+	set_thp("never");
+	if (swap_test_on())
+		ksft_exit_fail_msg("swap back on: %s\n", strerror(errno));
+	return ret;
+}
+
+static int uffd_open(void)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_MOVE };
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UFFDIO_API, &api) || !(api.features & UFFD_FEATURE_MOVE)) {
+		close(fd);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return fd;
+}
+
+/* Before 6.8 only: a later kernel without it fails the check */
+static const char *uffd_unsupported(void)
+{
+	unsigned int major = 0, minor = 0;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		ksft_exit_fail_msg("uname: %s\n", strerror(errno));
+	if (major > 6 || (major == 6 && minor >= 8))
+		return NULL;
+	return "no UFFDIO_MOVE before 6.8";
+}
+
+/* UFFDIO_MOVE of swapped-out pages: the entries move, the data with them */
+static const char *uffd_move(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	char *src = map_anon(len), *dst = map_anon(len), *copy = malloc(len);
+	struct uffdio_register reg = {
+		.range = { .start = (unsigned long)dst, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffdio_move move = {
+		.dst = (unsigned long)dst, .src = (unsigned long)src, .len = len,
+	};
+	const char *ret = NULL;
+	int fd;
+
+	if (!copy || madvise(src, len, MADV_NOHUGEPAGE) || madvise(dst, len, MADV_NOHUGEPAGE))
+		ksft_exit_fail_msg("uffd buffers: %s\n", strerror(errno));
+	fill_pattern(src, len, 8);
+	memcpy(copy, src, len);
+	if (page_out(src, len))
+		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	fd = uffd_open();
+	if (fd < 0)
+		ret = errno_says("userfaultfd");
+	if (!ret && ioctl(fd, UFFDIO_REGISTER, &reg))
+		ret = errno_says("UFFDIO_REGISTER");
+	if (!ret && !(reg.ioctls & (1ULL << _UFFDIO_MOVE)))
+		ret = "UFFDIO_MOVE not among the range's ioctls";
+	if (!ret && (ioctl(fd, UFFDIO_MOVE, &move) || move.move != (__s64)len))
+		ret = errno_says("UFFDIO_MOVE");
+	if (!ret && memcmp(dst, copy, len))
+		ret = "the moved pages read back wrong";
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	munmap(src, len);
+	munmap(dst, len);
+	return ret;
+}
+
+static const struct path paths[] = {
+	{ .name = "swap-out and swap-in", .run = swap_out_in,
+	  .expect = { "add_to_swap_cache", "__delete_from_swap_cache",
+		      "swap_cache_get_folio|lookup_swap_cache", "get_shadow_from_swap_cache",
+		      "clear_shadow_from_swap_cache", "shrink_folio_list" } },
+	{ .name = "swap-in through the swap cache, last unmap", .run = fork_unmap,
+	  .expect = { "__read_swap_cache_async", "__try_to_reclaim_swap" } },
+	{ .name = "mincore of swapped-out anon", .run = mincore_out,
+	  .expect = { "mincore_pte_range" } },
+	{ .name = "shmem swap-out, mincore and swap-in", .run = shmem_out_in,
+	  .expect = { "shmem_swapin_folio", "filemap_get_incore_folio" } },
+	{ .name = "compaction of swap cache folios", .run = migrate,
+	  .expect = { "isolate_migratepages_block", "move_to_new_folio|migrate_folio_move" } },
+	{ .name = "swapoff with pages out", .run = swapoff_in,
+	  .expect = { "unuse_pte_range" } },
+	{ .name = "THP split in the swap cache", .run = thp_split,
+	  .expect = { "split_huge_page_to_list_to_order|split_huge_page_to_list" } },
+	{ .name = "UFFDIO_MOVE of swapped-out pages", .run = uffd_move,
+	  .expect = { "move_pages_pte|move_pages" }, .unsupported = uffd_unsupported },
+};
+
+static void run_path(const struct path *p, const char *key)
+{
+	const char *data, *skip = p->unsupported ? p->unsupported() : NULL;
+	char missing[512] = "";
+	unsigned int i;
+	long lost;
+
+	if (skip) {
+		ksft_test_result_skip("%s, %s: %s\n", key, p->name, skip);
+		return;
+	}
+	callers_record(true);
+	data = p->run();
+	callers_record(false);
+	lost = callers_read();
+	for (i = 0; i < ARRAY_SIZE(p->expect) && p->expect[i]; i++)
+		if (!caller_seen(p->expect[i]))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+				 " %s", p->expect[i]);
+	callers_print(key, p->name, 0);
+	callers_print(key, p->name, 1);
+	ksft_test_result(!data && !missing[0] && lost == 0,
+			 "%s, %s: the key reached from each of its functions%s%s, %s, %ld lost\n",
+			 key, p->name, missing[0] ? "; not from" : "", missing,
+			 data ? data : "data intact", lost);
+}
+
+int main(void)
+{
+	static const struct { const char *name; int offset_key, trunks; } keys[] = {
+		{ "whole-entry key (offset_key=0)", 0, 1 },
+		{ "one tree per device (trunks=0)", 1, 0 },
+	};
+	unsigned int k, i;
+
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(keys) * ARRAY_SIZE(paths));
+	if (access(CALLERS, F_OK))
+		ksft_exit_skip("no %s: the debug kernel's module records the key's callers\n",
+			       CALLERS);
+	module_require();
+	set_thp("never");
+	for (k = 0; k < ARRAY_SIZE(keys); k++) {
+		if (swap_key_set(keys[k].offset_key, keys[k].trunks) || swap_test_on())
+			ksft_exit_fail_msg("%s: %s\n", keys[k].name, strerror(errno));
+		for (i = 0; i < ARRAY_SIZE(paths); i++)
+			run_path(&paths[i], keys[k].name);
+	}
+	if (swap_key_set(1, 1))
+		ksft_exit_fail_msg("mainline key back: %s\n", strerror(errno));
+	set_thp("always");
+	ksft_finished();
+}
