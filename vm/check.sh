@@ -38,6 +38,9 @@ vm/build-kernel.sh "$variant"
 vm/build-kernel.sh stock prepare
 vm/build-packages.sh "$variant"
 vm/build-selftests.sh "$(kernel_dir "$variant")"
+# The benchmark, for selftests/bench_guard.sh: make ab's guards against a
+# host's own swap
+make -s -C bench OUT="$BUILD_DIR/bench"
 mkdir -p "$logdir"
 export VM_LOG_DIR=$logdir VM_PROFILE=$variant
 export VM_TIMEOUT=${VM_TIMEOUT:-$(selftests_vm_timeout "$variant" "${VM_TESTS:-}")}
