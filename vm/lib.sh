@@ -102,7 +102,7 @@ kernel_dir() {
 # sanitizers in TCG a swapped page costs ~20x what it does on the plain
 # kernel, and one run of upstream's cow minutes: an eighth of the memory,
 # a shorter stress, one cow run
-DEBUG_VM_ENV="SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=50 UPSTREAM_PROFILE=short"
+DEBUG_VM_ENV="SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=15 UPSTREAM_PROFILE=short"
 # The debug kernel boots fully preemptible, where races between a hook
 # and its unsetting are widest (it is built with PREEMPT_DYNAMIC).  Its
 # rmmod takes up to 4 s (CONFIG_DEBUG_KOBJECT_RELEASE delays the module
