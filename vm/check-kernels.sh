@@ -1,29 +1,55 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: vm/check.sh on each kernel the project serves, one after the
-# other (KVERS, by default "6.12 6.1"; make check KVER=6.1 runs one), each
-# kernel's TAP and totals as check.sh prints them, then the sum over the
-# kernels, ending with "N passed, N failed".  A kernel whose run printed no
-# totals counts as one failure.  Exits non-zero if any kernel failed.
+# make check: vm/check.sh on each kernel the project serves (KVERS, by
+# default "6.12 6.1"; make check KVER=6.1 runs one), each kernel's TAP and
+# totals as check.sh prints them, then the sum over the kernels, ending
+# with "N passed, N failed".  A kernel whose run printed no totals counts
+# as one failure.  Exits non-zero if any kernel failed.
+#
+# The kernels overlap: the next one starts building once the one before
+# has booted its VM, which runs TCG in one host thread and leaves the
+# other core to the build.  Their builds and their VMs stay in order, and
+# so does the output: the first kernel's as it runs, each next one's once
+# the one before has ended.
 #
 # Usage: KVERS="6.12 6.1" vm/check-kernels.sh [debug|patched]
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 variant=${1:-debug}
-kvers=${KVERS:-6.12 6.1}
+read -r -a kvers <<<"${KVERS:-6.12 6.1}"
+
+# Once, before two kernels' checks could run apt-get side by side
+"$top/vm/install-deps.sh" || exit 1
+
+logdir=$(mktemp -d)
+pids=()
+cleanup() {
+	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+	rm -rf "$logdir"
+}
+trap cleanup EXIT
+for i in "${!kvers[@]}"; do
+	KVER=${kvers[$i]} "$top/vm/check.sh" "$variant" >"$logdir/$i" 2>&1 &
+	pids[i]=$!
+	# The next kernel builds once this one's VM has booted, or it ended
+	while [ $((i + 1)) -lt ${#kvers[@]} ] && kill -0 "${pids[$i]}" 2>/dev/null &&
+		! grep -q '^\[[0-9:]*\] booting ' "$logdir/$i"; do
+		sleep 5
+	done
+done
 
 rc=0 passed=0 failed=0 skipped=0
 summary=()
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-for kver in $kvers; do
+for i in "${!kvers[@]}"; do
+	kver=${kvers[$i]}
 	echo "# ===== Linux $kver: the $variant kernel with core-patch/$kver ====="
-	KVER=$kver "$top/vm/check.sh" "$variant" 2>&1 | tee "$log"
-	kver_rc=${PIPESTATUS[0]}
+	tail -n +1 -f --pid="${pids[$i]}" "$logdir/$i"
+	wait "${pids[$i]}"
+	kver_rc=$?
 	[ "$kver_rc" -eq 0 ] || rc=1
-	totals=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+	totals=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logdir/$i" | tail -1)
 	if [ -z "$totals" ]; then
 		totals="0 passed, 1 failed, 0 skipped"
 		rc=1
@@ -38,11 +64,12 @@ for kver in $kvers; do
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	summary+=("Linux $kver: $totals")
 done
+pids=()
 
 echo "# ===== make check, every kernel ====="
 for line in "${summary[@]}"; do
 	echo "# $line"
 done
-echo "TAP totals: $(echo "$kvers" | wc -w) kernels ($kvers), the $variant profile"
+echo "TAP totals: ${#kvers[@]} kernels (${kvers[*]}), the $variant profile"
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $rc
