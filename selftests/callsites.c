@@ -242,33 +242,48 @@ static const char *shmem_out_in(void)
 	return ret;
 }
 
-/* Compaction migrates swap cache folios that a child keeps mapped */
+/*
+ * Compaction migrates swap cache folios that a child keeps mapped, if its
+ * migration scanner passes them: up to four rounds, until it has
+ */
 static const char *migrate(void)
 {
-	size_t len = TEST_PAGES * PAGE_SZ;
+	size_t len = 4 * TEST_PAGES * PAGE_SZ;
 	char *buf = paged_out(len, 5);
-	unsigned long before = vmstat_get("pgmigrate_success");
 	const char *ret = NULL;
-	int round, status;
+	int round, status, ready[2];
+	char c;
 	pid_t pid;
 
 	/* Swapped in through the swap cache, which keeps them: shared entries */
+	if (pipe(ready))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (!pid) {
-		if (count_bad_words(buf, len, 5))
+		c = count_bad_words(buf, len, 5) ? 'b' : 'g';
+		if (write(ready[1], &c, 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);
 	}
-	for (round = 0; round < 4 && vmstat_get("pgmigrate_success") == before; round++)
-		if (write_file("/proc/sys/vm/compact_memory", "1"))
+	if (read(ready[0], &c, 1) != 1 || c != 'g')
+		ret = "the child read bad words";
+	for (round = 0; !ret && round < 4; round++) {
+		if (write_file("/proc/sys/vm/compact_memory", "1")) {
 			ret = errno_says("compact_memory");
-	if (!ret && vmstat_get("pgmigrate_success") == before)
-		ret = "compaction migrated nothing";
+			break;
+		}
+		callers_read();
+		if (caller_seen("isolate_migratepages_block") &&
+		    caller_seen("move_to_new_folio|migrate_folio_move"))
+			break;
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+	close(ready[0]);
+	close(ready[1]);
 	if (!ret)
 		ret = bad_words("read back", buf, len, 5);
 	munmap(buf, len);
@@ -408,7 +423,7 @@ static const struct path paths[] = {
 	{ .name = "mincore of swapped-out anon", .run = mincore_out,
 	  .expect = { "mincore_pte_range" } },
 	{ .name = "shmem swap-out, mincore and swap-in", .run = shmem_out_in,
-	  .expect = { "shmem_swapin_folio", "filemap_get_incore_folio" } },
+	  .expect = { "shmem_swapin_folio", "filemap_get_incore_folio|find_get_incore_page" } },
 	{ .name = "compaction of swap cache folios", .run = migrate,
 	  .expect = { "isolate_migratepages_block", "move_to_new_folio|migrate_folio_move" } },
 	{ .name = "swapoff with pages out", .run = swapoff_in,
