@@ -366,7 +366,7 @@ int swap_slow_on(void)
 	ret = swap_all_off();
 	/*
 	 * null_blk times a request out after 5 s, and the debug kernel's
-	 * completes each 20 s late: a minute, so that only the delay counts
+	 * completes each 8 s late: a minute, so that only the delay counts
 	 */
 	if (!ret)
 		ret = write_file("/sys/block/nullb0/queue/io_timeout", "60000");

@@ -105,11 +105,10 @@ kernel_dir() {
 DEBUG_VM_ENV="SIZE_DIVISOR=8 STRESS_SECONDS=30 RELOAD_CYCLES=15 UPSTREAM_PROFILE=short"
 # The debug kernel boots fully preemptible, where races between a hook
 # and its unsetting are widest (it is built with PREEMPT_DYNAMIC).  Its
-# rmmod takes 4 s and more (CONFIG_DEBUG_KOBJECT_RELEASE delays the module
-# kobject's release, which rmmod waits for; 8.3 s seen with the next
-# kernel building beside the VM): the slow swap device holds each I/O
-# 20 s rather than 3, so that reload's writebacks outlast it
-DEBUG_VM_APPEND="preempt=full null_blk.completion_nsec=20000000000"
+# rmmod takes up to 4 s (CONFIG_DEBUG_KOBJECT_RELEASE delays the module
+# kobject's release, which rmmod waits for): the slow swap device holds
+# each I/O 8 s rather than 3, so that reload's writebacks outlast it
+DEBUG_VM_APPEND="preempt=full null_blk.completion_nsec=8000000000"
 # The VM's time limit for a profile's selftests (all, or those in the
 # comma-separated list): their limits in vm/expected-results, plus ten
 # minutes for boot and the final kmemleak scan
