@@ -61,8 +61,9 @@ static void count_stat(enum swapcache_ab_stat stat)
  * Debug kernels only, for selftests/callsites: where the key's policies
  * are called from, while recording is on.  The kernel makes a direct
  * (static) call from the function that computes the index or the space:
- * its return address is depth 0, and its caller's, where frame pointers
- * tell, depth 1 (folio_mapping()'s callers, say).  In debugfs,
+ * its return address is depth 0; where frame pointers tell, its caller's
+ * is depth 1 (folio_mapping()'s callers, say) and theirs depth 2 (6.1's
+ * page_mapping() callers).  In debugfs,
  * swapcache_ab/key_callers: "1" empties it and records, "0" stops.  Any
  * context may record: the table is filled with cmpxchg() only.
  */
@@ -97,13 +98,15 @@ static void record_key_ip(unsigned long ip, unsigned int depth)
 
 static __always_inline void record_key_caller(void)
 {
-	unsigned long caller = ftrace_return_address(1);
+	unsigned long caller = ftrace_return_address(1), theirs = ftrace_return_address(2);
 
 	if (!READ_ONCE(key_callers_on))
 		return;
 	record_key_ip(_RET_IP_, 0);
 	if (caller)
 		record_key_ip(caller, 1);
+	if (caller && theirs)
+		record_key_ip(theirs, 2);
 }
 
 static int key_callers_show(struct seq_file *m, void *unused)

@@ -5,8 +5,8 @@
  * and one tree per device (trunks=0), with its data checked.  The kernel
  * shows where it called the key from: the debug module records the return
  * address of every call of a key policy (debugfs swapcache_ab/key_callers),
- * and, from frame pointers, its caller's; each path must name the
- * function it is about, by symbol, at either depth.
+ * and, from frame pointers, its caller's and theirs; each path must name
+ * the function it is about, by symbol, at one of those depths.
  *
  * Not reached from user space: shmem_replace_folio() (a swapped-in shmem
  * folio in a zone its mapping's gfp cannot use) and memcg v1's
@@ -106,8 +106,8 @@ static long callers_read(void)
 
 /*
  * @fns: one function, or alternatives (another kernel's names, or
- * another inlining) split by '|'; at depth 0 (it made the call) or 1 (it
- * called the function that did)
+ * another inlining) split by '|'; at depth 0 (it made the call), 1 (it
+ * called the function that did) or 2
  */
 static bool caller_seen(const char *fns)
 {
@@ -455,6 +455,7 @@ static void run_path(const struct path *p, const char *key)
 				 " %s", p->expect[i]);
 	callers_print(key, p->name, 0);
 	callers_print(key, p->name, 1);
+	callers_print(key, p->name, 2);
 	ksft_test_result(!data && !missing[0] && lost == 0,
 			 "%s, %s: the key reached from each of its functions%s%s, %s, %ld lost\n",
 			 key, p->name, missing[0] ? "; not from" : "", missing,
