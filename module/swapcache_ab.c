@@ -98,7 +98,7 @@ static void record_key_ip(unsigned long ip, unsigned int depth)
 
 static __always_inline void record_key_caller(void)
 {
-	unsigned long caller = ftrace_return_address(1), theirs = ftrace_return_address(2);
+	unsigned long caller = CALLER_ADDR1, theirs = CALLER_ADDR2;
 
 	if (!READ_ONCE(key_callers_on))
 		return;

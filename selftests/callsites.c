@@ -472,10 +472,10 @@ int main(void)
 
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(keys) * ARRAY_SIZE(paths));
+	module_require();
 	if (access(CALLERS, F_OK))
 		ksft_exit_skip("no %s: the debug kernel's module records the key's callers\n",
 			       CALLERS);
-	module_require();
 	set_thp("never");
 	for (k = 0; k < ARRAY_SIZE(keys); k++) {
 		if (swap_key_set(keys[k].offset_key, keys[k].trunks) || swap_test_on())
