@@ -31,8 +31,14 @@ cleanup() {
 }
 trap cleanup EXIT
 for i in "${!kvers[@]}"; do
-	KVER=${kvers[$i]} "$top/vm/check.sh" "$variant" >"$logdir/$i" 2>&1 &
+	: >"$logdir/$i"	# there before its tail starts
+	KVER=${kvers[$i]} "$top/vm/check.sh" "$variant" >>"$logdir/$i" 2>&1 &
 	pids[i]=$!
+	if [ "$i" -eq 0 ]; then
+		echo "# ===== Linux ${kvers[0]}: the $variant kernel with core-patch/${kvers[0]} ====="
+		tail -n +1 -f --pid="${pids[0]}" "$logdir/0" &
+		first_tail=$!
+	fi
 	# The next kernel builds once this one's VM has booted, or it ended
 	while [ $((i + 1)) -lt ${#kvers[@]} ] && kill -0 "${pids[$i]}" 2>/dev/null &&
 		! grep -q '^\[[0-9:]*\] booting ' "$logdir/$i"; do
@@ -44,8 +50,12 @@ rc=0 passed=0 failed=0 skipped=0
 summary=()
 for i in "${!kvers[@]}"; do
 	kver=${kvers[$i]}
-	echo "# ===== Linux $kver: the $variant kernel with core-patch/$kver ====="
-	tail -n +1 -f --pid="${pids[$i]}" "$logdir/$i"
+	if [ "$i" -eq 0 ]; then
+		wait "$first_tail"
+	else
+		echo "# ===== Linux $kver: the $variant kernel with core-patch/$kver ====="
+		tail -n +1 -f --pid="${pids[$i]}" "$logdir/$i"
+	fi
 	wait "${pids[$i]}"
 	kver_rc=$?
 	[ "$kver_rc" -eq 0 ] || rc=1
