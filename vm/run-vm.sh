@@ -108,11 +108,10 @@ grep -q 'KernelAddressSanitizer initialized' "$console" && detectors+=" KASAN"
 grep -q 'Lock dependency validator' "$console" && detectors+=" lockdep"
 grep -q 'kmemleak: Kernel memory leak detector initialized' "$console" && detectors+=" kmemleak"
 # The OOM killer's report of a kill (selftests/oom's) dumps the stack of
-# the task that invoked it: that Call Trace is not a problem, anything
-# else inside the report still is
+# the task that invoked it: that one Call Trace, the first after its
+# "invoked oom-killer" line, is not a problem; anything else still is
 reports=$(awk '/ invoked oom-killer: / { oom = 1 }
-	oom && /Call Trace:/ { next }
-	/ Killed process [0-9]+ / { oom = 0 }
+	oom && /Call Trace:/ { oom = 0; next }
 	{ print }' "$console")
 echo "VM: $(grep -Ec "$splats" <<<"$reports") lines of kernel reports (WARN, BUG, Oops, lockdep, KASAN, UBSAN, kmemleak); detectors on:${detectors:- none beyond WARN/BUG}"
 if grep -Eq "$splats" <<<"$reports"; then
