@@ -98,14 +98,18 @@ static void record_key_ip(unsigned long ip, unsigned int depth)
 
 static __always_inline void record_key_caller(void)
 {
-	unsigned long caller = CALLER_ADDR1, theirs = CALLER_ADDR2;
+	unsigned long caller, theirs;
 
 	if (!READ_ONCE(key_callers_on))
 		return;
 	record_key_ip(_RET_IP_, 0);
-	if (caller)
-		record_key_ip(caller, 1);
-	if (caller && theirs)
+	/* The frame walk only where there is a frame to walk to */
+	caller = CALLER_ADDR1;
+	if (!caller)
+		return;
+	record_key_ip(caller, 1);
+	theirs = CALLER_ADDR2;
+	if (theirs)
 		record_key_ip(theirs, 2);
 }
 
@@ -117,7 +121,7 @@ static int key_callers_show(struct seq_file *m, void *unused)
 	for (i = 0; i < NR_KEY_CALLERS; i++) {
 		ip = READ_ONCE(key_callers[i].ip);
 		if (ip)
-			seq_printf(m, "%ld %u %pS\n", atomic_long_read(&key_callers[i].calls),
+			seq_printf(m, "%ld %u %pB\n", atomic_long_read(&key_callers[i].calls),
 				   READ_ONCE(key_callers[i].depth), (void *)ip);
 	}
 	seq_printf(m, "%ld lost\n", atomic_long_read(&key_callers_lost));
