@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,12 @@ static void on_term(int sig)
 	stop = 1;
 }
 
+/* Whatever ends the test: the next one finds both CPUs */
+static void cpu1_online(void)
+{
+	write_file(CPU1_ONLINE, "1");
+}
+
 static pid_t spawn(void (*fn)(void))
 {
 	pid_t pid = fork();
@@ -40,6 +47,8 @@ static pid_t spawn(void (*fn)(void))
 	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (!pid) {
+		/* Gone with the test, whatever ends it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		signal(SIGTERM, on_term);
 		fn();
 		_exit(0);
@@ -98,6 +107,7 @@ int main(void)
 	if (access(CPU1_ONLINE, W_OK))
 		ksft_exit_skip("no %s: the VM has one CPU, or no CPU hotplug\n", CPU1_ONLINE);
 	module_require();
+	atexit(cpu1_online);
 	set_thp("never");
 	if (swap_test_on() || knob_set("skip_wb_tags", 0))
 		ksft_exit_fail_msg("swap on, skip_wb_tags=0: %s\n", strerror(errno));
