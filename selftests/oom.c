@@ -102,6 +102,9 @@ int main(void)
 	fill_pattern(keep, KEEP_BYTES, 1);
 	if (page_out(keep, KEEP_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	/* In flight at the workload's death is then the workload's alone */
+	if (writeback_wait_idle(60))
+		ksft_exit_fail_msg("writeback still in flight after 60 s\n");
 
 	pid = fork();
 	if (pid < 0)
@@ -130,8 +133,13 @@ int main(void)
 	ksft_test_result(!ret && access(KNOB_DIR, F_OK) && errno == ENOENT,
 			 "the module unloaded, leaving no %s\n", KNOB_DIR);
 	ret = module_load();
-	ksft_test_result(!ret && knob_get("skip_wb_tags") == 1 && assignments_count() == 0,
-			 "loaded again: knobs at 1, no assignment\n");
+	if (!ret)
+		ret = knob_set("skip_wb_tags", 0);
+	if (!ret)
+		ret = knob_set("skip_wb_tags", 1);
+	ksft_test_result(!ret && assignments_count() == 0,
+			 "loaded again: skip_wb_tags to 0 and back (%s), no assignment\n",
+			 strerror(-ret));
 	rmdir(CG_DIR);
 	set_thp("always");
 	ksft_finished();
