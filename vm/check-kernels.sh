@@ -9,9 +9,10 @@
 #
 # The kernels overlap: the next one starts building once the one before
 # has booted its VM, which runs TCG in one host thread and leaves the
-# other core to the build.  Their builds and their VMs stay in order, and
-# so does the output: the first kernel's as it runs, each next one's once
-# the one before has ended.
+# other core to the build.  Builds never overlap; where the next build is
+# quick (a warm ccache), the two VMs may, a core each.  The output stays
+# in order: the first kernel's as it runs, each next one's once the one
+# before has ended.
 #
 # Usage: KVERS="6.12 6.1" vm/check-kernels.sh [debug|patched]
 set -uo pipefail
