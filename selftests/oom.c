@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * oom: a memory cgroup's workload is OOM-killed in the middle of its
- * swap-out, with skip_wb_tags and cow_free at 0 globally and in an
- * assignment of its cgroup, on the slow swap device, so that its tagged
- * writebacks are still in flight when it dies.  Afterwards: no writeback
+ * oom: a memory cgroup's workload is OOM-killed in its swap-out, with
+ * skip_wb_tags and cow_free at 0 globally and in an assignment of its
+ * cgroup, on the slow swap device, where some of its tagged writebacks
+ * may still be in flight when it dies (reported, not required: 0 to
+ * ~300 kB seen).  Afterwards: no writeback
  * mark left once idle, swap of a process outside the cgroup read back
  * right, the knobs back at 1, the module unloaded (no file left) and
  * loaded again.
