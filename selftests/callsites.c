@@ -154,23 +154,11 @@ static const char *errno_says(const char *what)
 	return why;
 }
 
-static char *paged_out(size_t len, uint64_t seed)
-{
-	char *buf = map_anon(len);
-
-	if (madvise(buf, len, MADV_NOHUGEPAGE))
-		ksft_exit_fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
-	fill_pattern(buf, len, seed);
-	if (page_out(buf, len))
-		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-	return buf;
-}
-
 /* Add, delete and look up; shadows stored, read and cleared; vmscan */
 static const char *swap_out_in(void)
 {
 	size_t len = TEST_PAGES * PAGE_SZ;
-	char *buf = paged_out(len, 1);
+	char *buf = map_paged_out(len, 1);
 	const char *ret = bad_words("read back", buf, len, 1);
 
 	munmap(buf, len);
@@ -184,7 +172,7 @@ static const char *swap_out_in(void)
 static const char *fork_unmap(void)
 {
 	size_t len = TEST_PAGES * PAGE_SZ;
-	char *buf = paged_out(len, 2);
+	char *buf = map_paged_out(len, 2);
 	const char *ret = NULL;
 	int status;
 	pid_t pid;
@@ -203,7 +191,7 @@ static const char *fork_unmap(void)
 static const char *mincore_out(void)
 {
 	size_t len = TEST_PAGES * PAGE_SZ;
-	char *buf = paged_out(len, 3);
+	char *buf = map_paged_out(len, 3);
 	unsigned char vec[TEST_PAGES];
 	const char *ret = NULL;
 
@@ -249,7 +237,7 @@ static const char *shmem_out_in(void)
 static const char *migrate(void)
 {
 	size_t len = 4 * TEST_PAGES * PAGE_SZ;
-	char *buf = paged_out(len, 5);
+	char *buf = map_paged_out(len, 5);
 	const char *ret = NULL;
 	int round, status, ready[2];
 	char c;
@@ -294,7 +282,7 @@ static const char *migrate(void)
 static const char *swapoff_in(void)
 {
 	size_t len = TEST_PAGES * PAGE_SZ;
-	char *buf = paged_out(len, 6);
+	char *buf = map_paged_out(len, 6);
 	const char *ret = NULL;
 
 	if (swapoff(TEST_SWAP_DEV))

@@ -140,12 +140,9 @@ int main(void)
 	 */
 	if (write_file(CPU1_ONLINE, "0"))
 		ksft_exit_fail_msg("CPU 1 offline: %s\n", strerror(errno));
-	buf = map_anon(SWAP_BYTES);
-	if (madvise(buf, SWAP_BYTES, MADV_NOHUGEPAGE))
-		ksft_exit_fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
-	fill_pattern(buf, SWAP_BYTES, 1);
-	if (page_out(buf, SWAP_BYTES) || writeback_wait_idle(60))
-		ksft_exit_fail_msg("the last swap-out: %s\n", strerror(errno));
+	buf = map_paged_out(SWAP_BYTES, 1);
+	if (writeback_wait_idle(60))
+		ksft_exit_fail_msg("the last swap-out still in flight after 60 s\n");
 	tagged = stat_get("wb_tagged") - tagged;
 	pswpout = vmstat_get("pswpout") - pswpout;
 	ksft_test_result(pswpout && tagged == pswpout,

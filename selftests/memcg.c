@@ -377,8 +377,7 @@ static char *slow_page_out(const struct cgroup *cg, uint64_t seed, unsigned long
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
 	if (wb_marks_total(marks, &spaces))
 		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
-	write_file("/proc/sys/vm/stat_refresh", "1");
-	*busy_kb = meminfo_kb("Writeback");
+	*busy_kb = writeback_kb();
 	return buf;
 }
 
@@ -501,8 +500,7 @@ static void test_remove_under_writeback(void)
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		ksft_exit_fail_msg("the page-out in %s failed\n", gone.name);
-	write_file("/proc/sys/vm/stat_refresh", "1");
-	busy = meminfo_kb("Writeback");
+	busy = writeback_kb();
 	rmdir_ret = rmdir(gone.dir) ? -errno : 0;
 	tagged = assigned_stat(&gone, "wb_tagged");
 	snprintf(id, sizeof(id), "%llu", gone.id);

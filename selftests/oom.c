@@ -54,22 +54,6 @@ static void workload(void)
 	_exit(0);
 }
 
-static long oom_kills(void)
-{
-	char line[128];
-	long n = -1;
-	FILE *f;
-
-	f = fopen(CG_DIR "/memory.events", "r");
-	if (!f)
-		ksft_exit_fail_msg("opening %s/memory.events: %s\n", CG_DIR, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "oom_kill %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
 int main(void)
 {
 	unsigned long long id;
@@ -97,12 +81,7 @@ int main(void)
 				   strerror(errno));
 
 	/* Outside the cgroup: swapped out beside it, read back after */
-	keep = map_anon(KEEP_BYTES);
-	if (madvise(keep, KEEP_BYTES, MADV_NOHUGEPAGE))
-		ksft_exit_fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
-	fill_pattern(keep, KEEP_BYTES, 1);
-	if (page_out(keep, KEEP_BYTES))
-		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	keep = map_paged_out(KEEP_BYTES, 1);
 	/* In flight at the workload's death is then the workload's alone */
 	if (writeback_wait_idle(60))
 		ksft_exit_fail_msg("writeback still in flight after 60 s\n");
@@ -114,12 +93,11 @@ int main(void)
 		workload();
 	tagged = stat_get("wb_tagged");
 	ret = waitpid(pid, &status, 0);
-	write_file("/proc/sys/vm/stat_refresh", "1");
-	in_flight = meminfo_kb("Writeback");
+	in_flight = writeback_kb();
 	ksft_test_result(ret == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
-			 oom_kills() > 0 && stat_get("wb_tagged") > tagged,
+			 memory_events_get(CG_DIR, "oom_kill") > 0 && stat_get("wb_tagged") > tagged,
 			 "the workload was OOM-killed (%ld oom_kill), %lu swap writebacks tagged, %ld kB in flight at its death\n",
-			 oom_kills(), stat_get("wb_tagged") - tagged, in_flight);
+			 memory_events_get(CG_DIR, "oom_kill"), stat_get("wb_tagged") - tagged, in_flight);
 	ksft_test_result(writeback_wait_idle(120) == 0, "its writebacks ended within 120 s\n");
 	ret = wb_marks_total(&marks, &spaces);
 	ksft_test_result(!ret && spaces && !marks,

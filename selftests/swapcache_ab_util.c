@@ -260,6 +260,14 @@ long memory_stat_get(const char *cgroup, const char *field)
 	return field_get(path, field, ' ');
 }
 
+long memory_events_get(const char *cgroup, const char *field)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/memory.events", cgroup);
+	return field_get(path, field, ' ');
+}
+
 long meminfo_kb(const char *field)
 {
 	return field_get("/proc/meminfo", field, ':');
@@ -437,6 +445,13 @@ int swap_loop_off(void)
 	return ret;
 }
 
+long writeback_kb(void)
+{
+	/* Fold the per-CPU deltas, or a few pages in flight read as 0 */
+	write_file("/proc/sys/vm/stat_refresh", "1");
+	return meminfo_kb("Writeback");
+}
+
 long writeback_wait_idle(unsigned int seconds)
 {
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
@@ -444,9 +459,7 @@ long writeback_wait_idle(unsigned int seconds)
 	long kb = 0;
 
 	for (i = 0; i < seconds * 100; i++) {
-		/* Fold the per-CPU deltas, or a few pages in flight read as 0 */
-		write_file("/proc/sys/vm/stat_refresh", "1");
-		kb = meminfo_kb("Writeback");
+		kb = writeback_kb();
 		if (!kb)
 			break;
 		nanosleep(&tick, NULL);
@@ -546,6 +559,18 @@ size_t count_bad_words(const void *buf, size_t len, uint64_t seed)
 int page_out(void *buf, size_t len)
 {
 	return madvise(buf, len, MADV_PAGEOUT) ? -errno : 0;
+}
+
+char *map_paged_out(size_t len, uint64_t seed)
+{
+	char *buf = map_anon(len);
+
+	if (madvise(buf, len, MADV_NOHUGEPAGE))
+		ksft_exit_fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
+	fill_pattern(buf, len, seed);
+	if (page_out(buf, len))
+		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	return buf;
 }
 
 void run_on_cpu(int cpu)

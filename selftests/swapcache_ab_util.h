@@ -66,6 +66,8 @@ char assignment_setting(unsigned long long id, const char *policy);
 long meminfo_kb(const char *field);
 /* A field of @cgroup's memory.stat (a directory under the cgroup2 mount) */
 long memory_stat_get(const char *cgroup, const char *field);
+/* And of its memory.events */
+long memory_events_get(const char *cgroup, const char *field);
 unsigned long vmstat_get(const char *field);
 int write_file(const char *path, const char *val);
 void set_thp(const char *mode);
@@ -87,6 +89,8 @@ int swap_slow_on(void);
 int swap_loop_off(void);
 /* Wait, at most @seconds, for no writeback in flight; the kB left */
 long writeback_wait_idle(unsigned int seconds);
+/* The kB under writeback now, the per-CPU counts folded first */
+long writeback_kb(void);
 
 struct swap_shape {
 	/* Rows, and rows with entries */
@@ -114,6 +118,8 @@ void *map_anon(size_t len);
 void fill_pattern(void *buf, size_t len, uint64_t seed);
 size_t count_bad_words(const void *buf, size_t len, uint64_t seed);
 int page_out(void *buf, size_t len);
+/* An anonymous map of @len without THPs, filled with @seed's pattern, paged out */
+char *map_paged_out(size_t len, uint64_t seed);
 
 void run_on_cpu(int cpu);
 /*
