@@ -25,7 +25,6 @@
 #include "swapcache_ab_util.h"
 
 #define TEST_BYTES	test_size(16UL << 20)
-#define PAGE_CLUSTER	"/proc/sys/vm/page-cluster"
 
 struct cow_result {
 	unsigned long stats, kept;
@@ -102,15 +101,14 @@ int main(void)
 	ret = swap_test_on();
 	if (ret)
 		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
-	/* One folio per fault: no readahead into the LRU batch */
-	if (write_file(PAGE_CLUSTER, "0"))
-		ksft_exit_fail_msg("setting page-cluster: %s\n", strerror(errno));
+	cow_chunks_quiet(true);
 
 	for (i = 0; i < ARRAY_SIZE(thp_modes); i++)
 		test_thp_mode(thp_modes[i]);
 
-	if (knob_set("cow_free", 1) || write_file(PAGE_CLUSTER, "3"))
-		ksft_exit_fail_msg("restoring cow_free, page-cluster: %s\n", strerror(errno));
+	if (knob_set("cow_free", 1))
+		ksft_exit_fail_msg("restoring cow_free: %s\n", strerror(errno));
+	cow_chunks_quiet(false);
 	if (swap_all_off())
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
 	ksft_finished();

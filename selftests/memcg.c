@@ -416,15 +416,16 @@ static void test_marks_in_flight(void)
 }
 
 struct cow_result {
-	unsigned long kept, released;
-	long swapcached;
+	unsigned long kept, released, pswpout;
+	unsigned long migrated;
+	long swapcached, pgscan;
 	size_t bad;
 };
 
 static void cow_in_cgroup(const struct cgroup *cg, uint64_t seed, struct cow_result *r)
 {
 	char *buf = charged_fill(cg, TEST_BYTES, seed);
-	unsigned long kept, released;
+	unsigned long kept, released, pswpout;
 	long swapcached;
 
 	if (page_out(buf, TEST_BYTES))
@@ -433,11 +434,17 @@ static void cow_in_cgroup(const struct cgroup *cg, uint64_t seed, struct cow_res
 	kept = assigned_stat(cg, "cow_kept");
 	released = assigned_stat(cg, "cow_released");
 	swapcached = memory_stat_get(cg->dir, "swapcached");
+	pswpout = vmstat_get("pswpout");
+	r->pgscan = memory_stat_get(cg->dir, "pgscan");
+	r->migrated = vmstat_get("pgmigrate_success");
 	cow_chunks(buf, TEST_BYTES);
 	run_on_cpu(0);
 	r->kept = assigned_stat(cg, "cow_kept") - kept;
 	r->released = assigned_stat(cg, "cow_released") - released;
 	r->swapcached = memory_stat_get(cg->dir, "swapcached") - swapcached;
+	r->pswpout = vmstat_get("pswpout") - pswpout;
+	r->pgscan = memory_stat_get(cg->dir, "pgscan") - r->pgscan;
+	r->migrated = vmstat_get("pgmigrate_success") - r->migrated;
 	r->bad = count_bad_words(buf, TEST_BYTES, seed);
 	munmap(buf, TEST_BYTES);
 }
@@ -457,6 +464,9 @@ static void test_cow(void)
 	ksft_print_msg("cow_free A=0 B=1, %lu pages each: A kept %lu released %lu swapcached %+ld B; B kept %lu released %lu swapcached %+ld B; global cow_kept +%lu\n",
 		       pages, a.kept, a.released, a.swapcached, b.kept, b.released,
 		       b.swapcached, global);
+	/* What could have taken folios from under the COWs: none expected */
+	ksft_print_msg("during A's COWs: its pgscan +%ld, pswpout +%lu, pgmigrate_success +%lu; during B's: its pgscan +%ld, pswpout +%lu, pgmigrate_success +%lu\n",
+		       a.pgscan, a.pswpout, a.migrated, b.pgscan, b.pswpout, b.migrated);
 	ksft_test_result(a.kept >= pages / 4 && !a.released && !b.kept &&
 			 b.released >= pages / 4 && global == a.kept,
 			 "cow_free A=0 B=1: each cgroup's COWs took its own setting\n");
@@ -727,9 +737,8 @@ int main(void)
 	ret = swap_test_on();
 	if (ret)
 		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
-	/* One folio per fault, for cow_chunks(); THP off for exact counts */
-	if (write_file("/proc/sys/vm/page-cluster", "0"))
-		ksft_exit_fail_msg("setting page-cluster: %s\n", strerror(errno));
+	/* THP off for exact counts */
+	cow_chunks_quiet(true);
 	set_thp("never");
 
 	assign(&cg_a);
@@ -746,8 +755,9 @@ int main(void)
 	test_remove_under_writeback();
 	test_unload();
 
-	if (swap_all_off() || write_file("/proc/sys/vm/page-cluster", "3"))
-		ksft_exit_fail_msg("swapoff, page-cluster: %s\n", strerror(errno));
+	if (swap_all_off())
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+	cow_chunks_quiet(false);
 	set_thp("always");
 	cgroups_remove();
 	ksft_finished();

@@ -611,3 +611,11 @@ void cow_chunks(char *buf, size_t len)
 			*(volatile uint64_t *)p = *(volatile uint64_t *)p;
 	}
 }
+
+void cow_chunks_quiet(bool on)
+{
+	if (write_file("/proc/sys/vm/page-cluster", on ? "0" : "3") ||
+	    write_file("/proc/sys/vm/compaction_proactiveness", on ? "0" : "20"))
+		ksft_exit_fail_msg("page-cluster, compaction_proactiveness: %s\n",
+				   strerror(errno));
+}

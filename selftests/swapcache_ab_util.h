@@ -128,5 +128,12 @@ void run_on_cpu(int cpu);
  * written on CPU 1 once the child is gone.  Needs two CPUs; ends on CPU 1.
  */
 void cow_chunks(char *buf, size_t len);
+/*
+ * What cow_chunks() needs to count exactly, @on, or the kernel's defaults:
+ * one folio per swap-in fault (page-cluster 0, no readahead into the LRU
+ * batch) and no proactive compaction (a folio it holds locked when its
+ * COW fault ends stays in the swap cache, whatever cow_free says).
+ */
+void cow_chunks_quiet(bool on);
 
 #endif
