@@ -26,14 +26,18 @@ read -r -a kvers <<<"${KVERS:-6.12 6.1}"
 
 logdir=$(mktemp -d)
 pids=()
+# Each check.sh leads a process group of its own (setsid): stopping it
+# stops its make and its QEMU too
 cleanup() {
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+	for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null; done
 	rm -rf "$logdir"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 for i in "${!kvers[@]}"; do
 	: >"$logdir/$i"	# there before its tail starts
-	KVER=${kvers[$i]} "$top/vm/check.sh" "$variant" >>"$logdir/$i" 2>&1 &
+	KVER=${kvers[$i]} setsid "$top/vm/check.sh" "$variant" >>"$logdir/$i" 2>&1 &
 	pids[i]=$!
 	if [ "$i" -eq 0 ]; then
 		echo "# ===== Linux ${kvers[0]}: the $variant kernel with core-patch/${kvers[0]} ====="
