@@ -22,6 +22,14 @@ result() { # status description
 	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
 }
 swaps() { awk 'NR > 1 { print $1, $5 }' /proc/swaps | sort; }
+host=
+# The host's stand-in goes at any exit, a bail-out's too
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	[ -n "$host" ] && { swapoff "$host" 2>/dev/null; losetup -d "$host"; }
+	rm -f $HOST_FILE $LOG
+}
+trap cleanup EXIT
 
 echo "TAP version 13"
 echo "1..3"
@@ -78,9 +86,6 @@ rc=$?
 grep -q "other_swap is refuse or off, not 'maybe'" $LOG && [ $rc -eq 2 ] && [ "$(swaps)" = "$before" ]
 result $? "other_swap=maybe refused (exit $rc), nothing changed"
 
-swapoff "$host" 2>/dev/null
-losetup -d "$host"
-rm -f $HOST_FILE $LOG
 ./swap_setup off
 [ -d /sys/kernel/mm/swapcache_ab ] && rmmod swapcache_ab 2>/dev/null
 exit $failed
