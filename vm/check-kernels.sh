@@ -16,6 +16,8 @@
 #
 # Usage: KVERS="6.12 6.1" vm/check-kernels.sh [debug|patched]
 set -uo pipefail
+# No job control: setsid (below) then runs check.sh itself, no fork
+set +m
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 variant=${1:-debug}
@@ -59,7 +61,10 @@ for i in "${!kvers[@]}"; do
 		wait "$first_tail"
 	else
 		echo "# ===== Linux $kver: the $variant kernel with core-patch/$kver ====="
-		tail -n +1 -f --pid="${pids[$i]}" "$logdir/$i"
+		# In the background: bash runs the TERM trap only once its
+		# foreground command returns, and wait returns at a signal
+		tail -n +1 -f --pid="${pids[$i]}" "$logdir/$i" &
+		wait $!
 	fi
 	wait "${pids[$i]}"
 	kver_rc=$?
