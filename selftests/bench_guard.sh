@@ -30,6 +30,10 @@ cleanup() {
 	rm -f $HOST_FILE $LOG
 }
 trap cleanup EXIT
+# busybox ash runs the EXIT trap at a signal only if the signal is trapped:
+# guest-timeout stops a test with TERM
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 echo "TAP version 13"
 echo "1..3"
