@@ -415,18 +415,25 @@ static void test_marks_in_flight(void)
 	ksft_test_result(!left && !bad, "once idle: %lu marks, %zu bad words\n", left, bad);
 }
 
+/* What could take folios from under the COWs: none of it expected */
+static const char *const cow_vmstat[] = {
+	"nr_swapcached", "pswpout", "pgscan_kswapd", "pgscan_direct",
+	"compact_isolated", "pgmigrate_success", "pgmigrate_fail",
+};
+
 struct cow_result {
-	unsigned long kept, released, pswpout;
-	unsigned long migrated;
-	long swapcached, pgscan;
+	unsigned long kept, released;
+	long swapcached;
+	char vmstat_msg[256];
 	size_t bad;
 };
 
 static void cow_in_cgroup(const struct cgroup *cg, uint64_t seed, struct cow_result *r)
 {
 	char *buf = charged_fill(cg, TEST_BYTES, seed);
-	unsigned long kept, released, pswpout;
-	long swapcached;
+	unsigned long kept, released;
+	long swapcached, vmstat[ARRAY_SIZE(cow_vmstat)];
+	size_t i, n = 0;
 
 	if (page_out(buf, TEST_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
@@ -434,17 +441,17 @@ static void cow_in_cgroup(const struct cgroup *cg, uint64_t seed, struct cow_res
 	kept = assigned_stat(cg, "cow_kept");
 	released = assigned_stat(cg, "cow_released");
 	swapcached = memory_stat_get(cg->dir, "swapcached");
-	pswpout = vmstat_get("pswpout");
-	r->pgscan = memory_stat_get(cg->dir, "pgscan");
-	r->migrated = vmstat_get("pgmigrate_success");
+	for (i = 0; i < ARRAY_SIZE(cow_vmstat); i++)
+		vmstat[i] = vmstat_get(cow_vmstat[i]);
 	cow_chunks(buf, TEST_BYTES);
 	run_on_cpu(0);
 	r->kept = assigned_stat(cg, "cow_kept") - kept;
 	r->released = assigned_stat(cg, "cow_released") - released;
 	r->swapcached = memory_stat_get(cg->dir, "swapcached") - swapcached;
-	r->pswpout = vmstat_get("pswpout") - pswpout;
-	r->pgscan = memory_stat_get(cg->dir, "pgscan") - r->pgscan;
-	r->migrated = vmstat_get("pgmigrate_success") - r->migrated;
+	for (i = 0; i < ARRAY_SIZE(cow_vmstat); i++)
+		n += snprintf(r->vmstat_msg + n, sizeof(r->vmstat_msg) - n, "%s%s %+ld",
+			      i ? ", " : "", cow_vmstat[i],
+			      (long)vmstat_get(cow_vmstat[i]) - vmstat[i]);
 	r->bad = count_bad_words(buf, TEST_BYTES, seed);
 	munmap(buf, TEST_BYTES);
 }
@@ -464,9 +471,8 @@ static void test_cow(void)
 	ksft_print_msg("cow_free A=0 B=1, %lu pages each: A kept %lu released %lu swapcached %+ld B; B kept %lu released %lu swapcached %+ld B; global cow_kept +%lu\n",
 		       pages, a.kept, a.released, a.swapcached, b.kept, b.released,
 		       b.swapcached, global);
-	/* What could have taken folios from under the COWs: none expected */
-	ksft_print_msg("during A's COWs: its pgscan +%ld, pswpout +%lu, pgmigrate_success +%lu; during B's: its pgscan +%ld, pswpout +%lu, pgmigrate_success +%lu\n",
-		       a.pgscan, a.pswpout, a.migrated, b.pgscan, b.pswpout, b.migrated);
+	ksft_print_msg("/proc/vmstat during A's COWs: %s\n", a.vmstat_msg);
+	ksft_print_msg("/proc/vmstat during B's COWs: %s\n", b.vmstat_msg);
 	ksft_test_result(a.kept >= pages / 4 && !a.released && !b.kept &&
 			 b.released >= pages / 4 && global == a.kept,
 			 "cow_free A=0 B=1: each cgroup's COWs took its own setting\n");

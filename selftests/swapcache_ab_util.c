@@ -612,10 +612,47 @@ void cow_chunks(char *buf, size_t len)
 	}
 }
 
+static const char *const quiet_sysctls[] = {
+	"/proc/sys/vm/page-cluster",
+	"/proc/sys/vm/compaction_proactiveness",
+};
+static char quiet_saved[ARRAY_SIZE(quiet_sysctls)][32];
+
+/* Back to the values cow_chunks_quiet(true) found; at exit too */
+static int quiet_restore(void)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(quiet_sysctls); i++) {
+		if (quiet_saved[i][0] && write_file(quiet_sysctls[i], quiet_saved[i]))
+			ret = -errno;
+		quiet_saved[i][0] = '\0';
+	}
+	return ret;
+}
+
+static void quiet_restore_at_exit(void)
+{
+	quiet_restore();
+}
+
 void cow_chunks_quiet(bool on)
 {
-	if (write_file("/proc/sys/vm/page-cluster", on ? "0" : "3") ||
-	    write_file("/proc/sys/vm/compaction_proactiveness", on ? "0" : "20"))
-		ksft_exit_fail_msg("page-cluster, compaction_proactiveness: %s\n",
-				   strerror(errno));
+	static bool registered;
+	unsigned int i;
+
+	if (!on) {
+		if (quiet_restore())
+			ksft_exit_fail_msg("restoring page-cluster, compaction_proactiveness: %s\n",
+					   strerror(errno));
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(quiet_sysctls); i++) {
+		if (read_file(quiet_sysctls[i], quiet_saved[i], sizeof(quiet_saved[i])) ||
+		    write_file(quiet_sysctls[i], "0"))
+			ksft_exit_fail_msg("setting %s: %s\n", quiet_sysctls[i], strerror(errno));
+	}
+	if (!registered && !atexit(quiet_restore_at_exit))
+		registered = true;
 }

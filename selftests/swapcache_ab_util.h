@@ -129,10 +129,11 @@ void run_on_cpu(int cpu);
  */
 void cow_chunks(char *buf, size_t len);
 /*
- * What cow_chunks() needs to count exactly, @on, or the kernel's defaults:
- * one folio per swap-in fault (page-cluster 0, no readahead into the LRU
- * batch) and no proactive compaction (a folio it holds locked when its
- * COW fault ends stays in the swap cache, whatever cow_free says).
+ * What cow_chunks() needs to count exactly, @on; off puts back the values
+ * it found, as does any exit: one folio per swap-in fault (page-cluster 0,
+ * no readahead into the LRU batch) and no proactive compaction (a folio
+ * it holds when its COW fault ends stays in the swap cache, whatever
+ * cow_free says).
  */
 void cow_chunks_quiet(bool on);
 
