@@ -232,7 +232,11 @@ static int held(void)
 	return param_get(HELD_PARAM);
 }
 
-/* A child pages out HOLD_BYTES: its first tagging decision spins */
+/*
+ * A child pages out HOLD_BYTES on CPU 1: its first tagging decision spins
+ * there with preemption off.  A poller the scheduler wakes onto that CPU
+ * runs only once the hold is over: the caller polls from CPU 0.
+ */
 static pid_t hold_start(void)
 {
 	pid_t child;
@@ -247,6 +251,7 @@ static pid_t hold_start(void)
 	if (!child) {
 		char *buf = map_anon(HOLD_BYTES);
 
+		run_on_cpu(1);
 		fill_pattern(buf, HOLD_BYTES, 11);
 		_exit(page_out(buf, HOLD_BYTES) || count_bad_words(buf, HOLD_BYTES, 11));
 	}
@@ -274,11 +279,16 @@ static void test_unload_while_held(void)
 		ksft_test_result_skip("rmmod while a CPU is inside a policy: hold_policy_ms is the debug kernel's\n");
 		return;
 	}
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		ksft_test_result_skip("rmmod while a CPU is inside a policy: needs two CPUs\n");
+		return;
+	}
 	ret = swap_test_on();
 	if (!ret)
 		ret = knob_set("skip_wb_tags", 0);
 	if (ret)
 		ksft_exit_fail_msg("set-up: %s\n", strerror(-ret));
+	run_on_cpu(0);
 	for (try = 1; ; try++) {
 		child = hold_start();
 		for (i = 0; i < 200 && seen != 1; i++) {
