@@ -267,6 +267,38 @@ static bool ready;
 /* What each site has registered, under knob_mutex */
 static const struct swapcache_ab_ops *registered[NR_SWAPCACHE_AB_SITES];
 
+/*
+ * Once the writeback site is unhooked, the ends of writebacks still in
+ * flight run mainline code, which leaves their marks: clear every mark
+ * left in every swap cache xarray.  No mark can be set meanwhile.
+ */
+static void clear_wb_marks(void)
+{
+	struct address_space *spaces;
+	struct swap_info_struct *si;
+	unsigned int type, i;
+	void *entry;
+
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		si = swap_cache_get_spaces(type, &spaces);
+		if (!si)
+			continue;
+		for (i = 0; i < DIV_ROUND_UP(si->max, 1UL << TRUNK_SHIFT); i++) {
+			XA_STATE(xas, &spaces[i].i_pages, 0);
+
+			/* Set before the grace period that unhooking waited for */
+			if (!mapping_tagged(&spaces[i], PAGECACHE_TAG_WRITEBACK))
+				continue;
+			xas_lock_irq(&xas);
+			xas_for_each_marked(&xas, entry, ULONG_MAX, PAGECACHE_TAG_WRITEBACK)
+				xas_clear_mark(&xas, PAGECACHE_TAG_WRITEBACK);
+			xas_unlock_irq(&xas);
+			cond_resched();
+		}
+		put_swap_device(si);
+	}
+}
+
 /* Register @ops at @site in place of what is there (NULL: mainline) */
 static int set_site(enum swapcache_ab_site site, const struct swapcache_ab_ops *ops)
 {
@@ -280,6 +312,8 @@ static int set_site(enum swapcache_ab_site site, const struct swapcache_ab_ops *
 		if (err)
 			return err;
 		registered[site] = NULL;
+		if (site == SWAPCACHE_AB_WB)
+			clear_wb_marks();
 	}
 	err = ops ? swapcache_ab_register(site, ops) : 0;
 	if (!err)
@@ -450,9 +484,9 @@ static bool folio_setting(struct folio *folio, enum memcg_policy policy, bool gl
 #ifdef CONFIG_FAULT_INJECTION
 /*
  * Debug kernels only, for selftests/reload: the next tagging decision
- * spins hold_policy_ms in this module's text, with preemption off as the
- * site calls it, policy_held 1 meanwhile, so that a test can unhook the
- * site and unload the module under it: unregistering must wait.
+ * spins hold_policy_ms in this module's text, preemptible as the site
+ * calls it, policy_held 1 meanwhile, so that a test can unhook the site
+ * and unload the module under it: unregistering must wait.
  */
 static unsigned int hold_policy_ms;
 module_param(hold_policy_ms, uint, 0644);
@@ -479,12 +513,8 @@ static void hold_policy(void)
 }
 #endif
 
-/*
- * Before v4.9 every swap cache folio took the writeback tag of file folios:
- * the xa_lock at start and again at end.  The kernel sets and clears the
- * mark; it clears it at the end whatever the knob is by then.
- */
-static bool tag_writeback(struct folio *folio)
+/* skip_wb_tags=0 for @folio, globally or by its memory cgroup */
+static bool tag_decision(struct folio *folio)
 {
 	hold_policy();
 	if (folio_setting(folio, POLICY_SKIP_WB_TAGS, READ_ONCE(skip_wb_tags),
@@ -494,8 +524,32 @@ static bool tag_writeback(struct folio *folio)
 	return true;
 }
 
+/*
+ * Before v4.9 every swap cache folio under writeback took the writeback
+ * mark of file folios, set at the start and cleared at the end, each under
+ * the xa_lock.  The end clears a mark whatever the knob is by then, a
+ * failed write's included; the marks of writebacks still in flight when
+ * the site is unhooked are cleared by clear_wb_marks().  A mark left would
+ * stay even in the folio's shadow entry.
+ */
+static void tag_writeback(struct folio *folio, struct address_space *mapping, bool end)
+{
+	XA_STATE(xas, &mapping->i_pages, folio_index(folio));
+	unsigned long flags;
+
+	if (end ? !mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK) : !tag_decision(folio))
+		return;
+	xas_lock_irqsave(&xas, flags);
+	xas_load(&xas);
+	if (end)
+		xas_clear_mark(&xas, PAGECACHE_TAG_WRITEBACK);
+	else
+		xas_set_mark(&xas, PAGECACHE_TAG_WRITEBACK);
+	xas_unlock_irqrestore(&xas, flags);
+}
+
 static const struct swapcache_ab_ops wb_ops = {
-	.writeback_tag = tag_writeback,
+	.writeback = tag_writeback,
 };
 
 /*
@@ -1219,8 +1273,8 @@ MODULE_PARM_DESC(mainline_ops, "1: hook every site, with mainline's answer while
  * Back to mainline, from init's failure or exit: no write changes anything
  * once ready is clear, and the files go before the sites are unhooked.  A
  * key, if set, holds this module until a write unsets it, which needs swap
- * off; it takes no ops from a module in its init.  Tagged writebacks still
- * in flight end in core code, which clears their marks.
+ * off; it takes no ops from a module in its init.  Unhooking writeback
+ * clears the marks of tagged writebacks still in flight.
  */
 static void swapcache_ab_teardown(void)
 {

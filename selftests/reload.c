@@ -7,7 +7,7 @@
  * went leave no mark; reloaded, the module starts at mainline whatever it
  * was unloaded at, and runs no code of its own; no worker dies, no word
  * changes.  Then rmmod with tagged writebacks held in flight by a slow
- * device: it returns at once, and the kernel clears their marks later.
+ * device: it returns at once, and no mark is left once they end.
  * Last, on the debug kernel, the knob unhooks the tagging policy while a
  * CPU is held inside it, and rmmod follows: the write waits for that CPU.
  *
@@ -234,8 +234,8 @@ static int held(void)
 
 /*
  * A child pages out HOLD_BYTES on CPU 1: its first tagging decision spins
- * there with preemption off.  The caller polls from CPU 0, so that it
- * never waits behind the spin.
+ * there.  The caller polls from CPU 0, so that it never waits behind the
+ * spin.
  */
 static pid_t hold_start(void)
 {

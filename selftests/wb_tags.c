@@ -4,8 +4,9 @@
  * moves); at 0 every swap writeback sets its mark, and every mark is gone
  * once writeback is idle.  With writeback completing asynchronously (a
  * loop device), writebacks that started tagged are still in flight when
- * the knob goes back to 1: the kernel must clear their marks without the
- * module's policy.  Marks are counted as soon as writeback is idle, while
+ * the knob goes back to 1: the write that unhooks the site clears their
+ * marks, as their ends no longer do.  Marks are counted as soon as
+ * writeback is idle, while
  * the swapped-out folios and their slots still exist: freeing a slot
  * stores NULL, and that alone would erase a stale mark.
  */
@@ -115,15 +116,16 @@ static void test_mode(const char *thp, int skip)
  * One flip round: a child pages out TEST_BYTES with skip_wb_tags at 0 and
  * the parent flips it to 1 halfway through, while the child still submits
  * writeback and the loop worker still has some to finish: those that began
- * tagged and had not ended are in flight at the flip, and the marks seen
- * right after it are theirs (once the flip returned, no writeback sets
- * one).  Flipping after MADV_PAGEOUT returned found none on 6.1, whose
+ * tagged and had not ended are in flight at the flip: the marks seen right
+ * before it are theirs.  Once the flip has returned, none may be left: no
+ * writeback sets one, and the flip cleared the others.  Flipping after
+ * MADV_PAGEOUT returned found none on 6.1, whose
  * loop worker keeps up with small folios.  The child keeps its folios and
  * their slots until the parent has counted the marks once writeback is
  * idle, then reads its data back.
  */
 struct flip_round {
-	unsigned long in_flight, left, spaces;
+	unsigned long in_flight, after, left, spaces;
 	size_t bad;
 };
 
@@ -170,11 +172,14 @@ static void flip_round(uint64_t seed, struct flip_round *r)
 	done = (struct pollfd){ .fd = to_parent[0], .events = POLLIN };
 	while (vmstat_get("pswpout") - start < half && poll(&done, 1, 1) == 0)
 		;
+	if (wb_marks_total(&marks, &r->spaces))
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
+	r->in_flight += marks;
 	if (knob_set("skip_wb_tags", 1))
 		ksft_exit_fail_msg("setting skip_wb_tags: %s\n", strerror(errno));
 	if (wb_marks_total(&marks, &r->spaces))
 		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
-	r->in_flight += marks;
+	r->after += marks;
 
 	if (read(to_parent[0], &c, 1) != 1)
 		ksft_exit_fail_msg("the child's MADV_PAGEOUT failed\n");
@@ -210,14 +215,14 @@ static void test_flips(const char *thp)
 	if (ret)
 		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));
 
-	ksft_print_msg("thp=%s flips, loop device: %d rounds, pswpout +%lu, wb_tagged +%lu, marks in flight after the flips %lu\n",
-		       thp, i, d.pswpout, d.tagged, r.in_flight);
+	ksft_print_msg("thp=%s flips, loop device: %d rounds, pswpout +%lu, wb_tagged +%lu, marks in flight before the flips %lu, right after %lu\n",
+		       thp, i, d.pswpout, d.tagged, r.in_flight, r.after);
 	ksft_test_result(r.in_flight > 0 && d.tagged >= r.in_flight,
-			 "thp=%s flips: %lu tagged writebacks still in flight at a flip to 1\n",
+			 "thp=%s flips: %lu tagged writebacks in flight at a flip to 1\n",
 			 thp, r.in_flight);
-	ksft_test_result(r.spaces > 0 && r.left == 0 && r.bad == 0,
-			 "thp=%s flips: %lu WRITEBACK marks once idle, %zu bad words\n",
-			 thp, r.left, r.bad);
+	ksft_test_result(r.spaces > 0 && r.after == 0 && r.left == 0 && r.bad == 0,
+			 "thp=%s flips: %lu WRITEBACK marks right after, %lu once idle, %zu bad words\n",
+			 thp, r.after, r.left, r.bad);
 }
 
 int main(void)
