@@ -57,13 +57,7 @@ added_lines() { # patch
 		if (kdoc && /\*\/[ \t]*$/) kdoc = 0
 	     } END { print n + 0 }' "$SERIES_DIR/$1"
 }
-# The project's budget is 150.  The interface the fidelity work needs
-# (include/linux/swapcache_ab.h, checked registration, static calls, the
-# per-CPU mark count) measured 222, and 224 once the key's static calls
-# went back to NULL only after their grace period: this limit holds it
-# there, and stops growth, until that is decided (the cover letters say
-# what the lines buy)
-HOOK_BUDGET=224
+HOOK_BUDGET=150
 read -r first _ <<<"$series"
 if [ -z "$first" ] || [ ! -f "$SERIES_DIR/$first" ]; then
 	result 1 "core-patch/$KVER/series names its patches (first: '$first')"
