@@ -20,6 +20,10 @@ static bool no_tag(struct folio *folio)
 	return false;
 }
 
+static void no_mark(struct folio *folio, struct address_space *mapping, bool end)
+{
+}
+
 static pgoff_t whole_offset(swp_entry_t entry)
 {
 	return swp_offset(entry);
@@ -30,8 +34,8 @@ static struct address_space *first_space(swp_entry_t entry, struct address_space
 	return spaces;
 }
 
-static const struct swapcache_ab_ops wb_ops = { .writeback_tag = no_tag };
-static const struct swapcache_ab_ops wb_ops2 = { .writeback_tag = no_tag };
+static const struct swapcache_ab_ops wb_ops = { .writeback = no_mark };
+static const struct swapcache_ab_ops wb_ops2 = { .writeback = no_mark };
 static const struct swapcache_ab_ops cow_ops = { .keep_after_cow = no_tag };
 static const struct swapcache_ab_ops key_ops = {
 	.cache_index = whole_offset,
@@ -40,7 +44,7 @@ static const struct swapcache_ab_ops key_ops = {
 
 static const struct swapcache_ab_ops half_key_ops = { .cache_index = whole_offset };
 static const struct swapcache_ab_ops two_sites_ops = {
-	.writeback_tag = no_tag,
+	.writeback = no_mark,
 	.keep_after_cow = no_tag,
 };
 
