@@ -270,7 +270,11 @@ static const struct swapcache_ab_ops *registered[NR_SWAPCACHE_AB_SITES];
 /*
  * Once the writeback site is unhooked, the ends of writebacks still in
  * flight run mainline code, which leaves their marks: clear every mark
- * left in every swap cache xarray.  No mark can be set meanwhile.
+ * left in every swap cache xarray.  No mark can be set meanwhile, and
+ * there are at most as many as writebacks in flight, so each space is
+ * swept in one hold of its lock.  A device whose swap_cache_get_spaces()
+ * fails has no swap cache yet, or swapoff has freed every slot, and
+ * freeing a slot erases its mark.
  */
 static void clear_wb_marks(void)
 {
@@ -361,7 +365,7 @@ struct assignment {
 	char path[];			/* the cgroup's when assigned */
 };
 
-/* Set under knob_mutex, read by the policies under the hooks' RCU */
+/* Set under knob_mutex, read by the policies under rcu_read_lock() */
 static struct assignment __rcu *assignments[MAX_ASSIGNMENTS];
 static unsigned int nr_assignments;
 
@@ -537,6 +541,7 @@ static void tag_writeback(struct folio *folio, struct address_space *mapping, bo
 	XA_STATE(xas, &mapping->i_pages, folio_index(folio));
 	unsigned long flags;
 
+	/* A start marks before its I/O is submitted: its end sees the mark */
 	if (end ? !mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK) : !tag_decision(folio))
 		return;
 	xas_lock_irqsave(&xas, flags);
