@@ -267,6 +267,25 @@ static bool ready;
 /* What each site has registered, under knob_mutex */
 static const struct swapcache_ab_ops *registered[NR_SWAPCACHE_AB_SITES];
 
+/* Call @fn for every swap address space of every swap device in use */
+static void walk_swap_spaces(void (*fn)(struct seq_file *m, unsigned int type,
+					unsigned int index, struct address_space *space),
+			     struct seq_file *m)
+{
+	struct address_space *spaces;
+	struct swap_info_struct *si;
+	unsigned int type, i;
+
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		si = swap_cache_get_spaces(type, &spaces);
+		if (!si)
+			continue;
+		for (i = 0; i < DIV_ROUND_UP(si->max, 1UL << TRUNK_SHIFT); i++)
+			fn(m, type, i, &spaces[i]);
+		put_swap_device(si);
+	}
+}
+
 /*
  * Once the writeback site is unhooked, the ends of writebacks still in
  * flight run mainline code, which leaves their marks: clear every mark
@@ -276,31 +295,25 @@ static const struct swapcache_ab_ops *registered[NR_SWAPCACHE_AB_SITES];
  * fails has no swap cache yet, or swapoff has freed every slot, and
  * freeing a slot erases its mark.
  */
-static void clear_wb_marks(void)
+static void clear_space_marks(struct seq_file *unused, unsigned int type,
+			      unsigned int index, struct address_space *space)
 {
-	struct address_space *spaces;
-	struct swap_info_struct *si;
-	unsigned int type, i;
+	XA_STATE(xas, &space->i_pages, 0);
 	void *entry;
 
-	for (type = 0; type < MAX_SWAPFILES; type++) {
-		si = swap_cache_get_spaces(type, &spaces);
-		if (!si)
-			continue;
-		for (i = 0; i < DIV_ROUND_UP(si->max, 1UL << TRUNK_SHIFT); i++) {
-			XA_STATE(xas, &spaces[i].i_pages, 0);
+	/* Set before the grace period that unhooking waited for */
+	if (!mapping_tagged(space, PAGECACHE_TAG_WRITEBACK))
+		return;
+	xas_lock_irq(&xas);
+	xas_for_each_marked(&xas, entry, ULONG_MAX, PAGECACHE_TAG_WRITEBACK)
+		xas_clear_mark(&xas, PAGECACHE_TAG_WRITEBACK);
+	xas_unlock_irq(&xas);
+	cond_resched();
+}
 
-			/* Set before the grace period that unhooking waited for */
-			if (!mapping_tagged(&spaces[i], PAGECACHE_TAG_WRITEBACK))
-				continue;
-			xas_lock_irq(&xas);
-			xas_for_each_marked(&xas, entry, ULONG_MAX, PAGECACHE_TAG_WRITEBACK)
-				xas_clear_mark(&xas, PAGECACHE_TAG_WRITEBACK);
-			xas_unlock_irq(&xas);
-			cond_resched();
-		}
-		put_swap_device(si);
-	}
+static void clear_wb_marks(void)
+{
+	walk_swap_spaces(clear_space_marks, NULL);
 }
 
 /* Register @ops at @site in place of what is there (NULL: mainline) */
@@ -1209,20 +1222,8 @@ static void show_space(struct seq_file *m, unsigned int type,
 
 static int swap_spaces_show(struct seq_file *m, void *unused)
 {
-	struct address_space *spaces;
-	struct swap_info_struct *si;
-	unsigned int type, i, nr;
-
 	seq_puts(m, "type space folios shadows nodes height wb_marks\n");
-	for (type = 0; type < MAX_SWAPFILES; type++) {
-		si = swap_cache_get_spaces(type, &spaces);
-		if (!si)
-			continue;
-		nr = DIV_ROUND_UP(si->max, 1UL << TRUNK_SHIFT);
-		for (i = 0; i < nr; i++)
-			show_space(m, type, i, &spaces[i]);
-		put_swap_device(si);
-	}
+	walk_swap_spaces(show_space, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(swap_spaces);
