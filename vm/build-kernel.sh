@@ -6,7 +6,7 @@
 # with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|host|ref-NAME [MAKE_TARGETS...]]
+# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|host|ref-NAME [MAKE_TARGETS...]]
 # (in build/<KVER>/ for KVER other than 6.12)
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
@@ -14,6 +14,9 @@
 #                      time, released as -stock2 (make ab's A/A)
 #   debug:             build/linux, build/debug/kernel, + vm/debug.config
 #                      (and vm/debug-KVER.config where there is one)
+#   locks:             build/linux, build/locks/kernel, + vm/locks.config:
+#                      make ab's lock pass (lock_stat, no runtime text
+#                      patching, for multi-threaded TCG)
 #   ref-NAME:          build/ref-NAME/{linux,kernel}: stock plus
 #                      bench/reference/NAME.patch, released as -ref-NAME
 #                      (make ab's fidelity pass; 6.12 only)
@@ -44,6 +47,7 @@ debug)
 	# What only one kernel's Kconfig offers
 	[ -f "$top/vm/debug-$KVER.config" ] && KVER_CONFIG=$top/vm/debug-$KVER.config ;;
 host) EXTRA_CONFIG=$top/fleet/host.config ;;
+locks) EXTRA_CONFIG=$top/vm/locks.config ;;
 ref-*)
 	# As stock2, hard links to stock's source, with the files the patch
 	# touches copied first: patch must not write through a link into
@@ -122,6 +126,7 @@ case $variant in
 patched) echo -swapcache-ab >"$obj/localversion-swapcache-ab" ;;
 debug) echo -swapcache-ab-debug >"$obj/localversion-swapcache-ab" ;;
 host) echo -swapcache-ab-host >"$obj/localversion-swapcache-ab" ;;
+locks) echo -swapcache-ab-locks >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
 stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
 ref-*) echo "-$variant" >"$obj/localversion-swapcache-ab" ;;
@@ -139,13 +144,15 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >"$obj/merge_config.log"
 	make -s -C "$src" O="$obj" olddefconfig
 	# merge_config only warns when one of our options did not stick: fail
-	# instead
-	for f in "${fragments[@]}"; do
-		grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$f" |
-		while read -r line; do
-			[[ $variant == stock* || $variant == ref-* ]] && [[ $line == *SWAPCACHE_AB* ]] && continue
-			grep -qxF "$line" "$obj/.config" || die "config: '$line' did not stick (see $f)"
-		done
+	# instead.  A later fragment's line for an option overrides an
+	# earlier one's (vm/locks.config turns off JUMP_LABEL)
+	grep -HE '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "${fragments[@]}" |
+	awk -F: '{ line = substr($0, length($1) + 2); opt = line
+		sub(/^# /, "", opt); sub(/[= ].*/, "", opt); last[opt] = $1 "\t" line }
+		END { for (o in last) print last[o] }' |
+	while IFS=$'\t' read -r f line; do
+		[[ $variant == stock* || $variant == ref-* ]] && [[ $line == *SWAPCACHE_AB* ]] && continue
+		grep -qxF "$line" "$obj/.config" || die "config: '$line' did not stick (see $f)"
 	done
 	echo "$want" >"$stamp"
 fi

@@ -27,6 +27,8 @@ KERNEL_DIR=$BUILD_DIR/kernel
 STOCK_SRC_DIR=$BUILD_DIR/stock/linux
 STOCK_KERNEL_DIR=$BUILD_DIR/stock/kernel
 DEBUG_KERNEL_DIR=$BUILD_DIR/debug/kernel
+# make ab's lock pass kernel (vm/locks.config)
+LOCKS_KERNEL_DIR=$BUILD_DIR/locks/kernel
 # The patched kernel with what a Debian host boots on (fleet/host.config)
 HOST_KERNEL_DIR=$BUILD_DIR/host/kernel
 # A second build of the stock source, hard-linked, for make ab's A/A
@@ -88,6 +90,7 @@ kernel_dir() {
 	case $1 in
 	patched) echo "$KERNEL_DIR" ;;
 	debug) echo "$DEBUG_KERNEL_DIR" ;;
+	locks) echo "$LOCKS_KERNEL_DIR" ;;
 	host) echo "$HOST_KERNEL_DIR" ;;
 	stock) echo "$STOCK_KERNEL_DIR" ;;
 	stock2) echo "$STOCK2_KERNEL_DIR" ;;
@@ -95,7 +98,7 @@ kernel_dir() {
 		[ -f "$REFERENCE_DIR/${1#ref-}.patch" ] ||
 			die "kernel variant '$1': no bench/reference/${1#ref-}.patch"
 		echo "$BUILD_DIR/$1/kernel" ;;
-	*) die "unknown kernel variant '$1' (patched, debug, host, stock, stock2 or ref-NAME)" ;;
+	*) die "unknown kernel variant '$1' (patched, debug, locks, host, stock, stock2 or ref-NAME)" ;;
 	esac
 }
 # The debug kernel's selftest profile (make check, make mutants): under the
