@@ -5,7 +5,9 @@
 # busybox, vm/guest-init as /init, the module, the selftests laid out as
 # kselftest's run_kselftest.sh expects them, and the benchmark workloads.
 #
-# Usage: vm/make-initramfs.sh OUTPUT.cpio.gz [MODULE.ko]
+# Usage: vm/make-initramfs.sh OUTPUT.cpio.gz [MODULE.ko [MORE.ko...]]
+# MORE.ko: other modules, packed as /modules/<name>.ko (make ab's lock pass:
+# the kernel's torture.ko and locktorture.ko)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,6 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 out=$1
 ko=${2:-$top/module/swapcache_ab.ko}
+more=("${@:3}")
 ksft=$SRC_DIR/tools/testing/selftests
 gen=$BUILD_DIR/gen_init_cpio
 busybox=/bin/busybox
@@ -35,7 +38,7 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 {
 	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /mnt /root \
-		/kselftest /kselftest/kselftest /kselftest/swapcache_ab /kselftest/upstream /bench; do
+		/kselftest /kselftest/kselftest /kselftest/swapcache_ab /kselftest/upstream /bench /modules; do
 		echo "dir $d 0755 0 0"
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
@@ -44,6 +47,10 @@ trap 'rm -f "$list"' EXIT
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $top/vm/guest-init 0755 0 0"
 	echo "file /swapcache_ab.ko $ko 0644 0 0"
+	for f in "${more[@]}"; do
+		[ -f "$f" ] || die "$f missing"
+		echo "file /modules/$(basename "$f") $f 0644 0 0"
+	done
 	echo "file /kselftest/run_kselftest.sh $runner/run_kselftest.sh 0755 0 0"
 	echo "file /kselftest/kselftest/runner.sh $runner/kselftest/runner.sh 0755 0 0"
 	echo "file /kselftest/kselftest-list.txt $BUILD_DIR/selftests/kselftest-list.txt 0644 0 0"
