@@ -14,8 +14,13 @@
 #      kernels of bench/reference/knobs, each running its knob's
 #      workloads, the stock kernels all of them: each knob's reboot A/B,
 #      which report.py sets beside its runtime A/B of pass 1;
-#   3. one boot counting contended spinlock acquisitions by their taker,
-#      on plain TCG with VM_CPUS vCPUs: timings from it are not compared.
+#   3. the lock pass: one boot of the lock pass kernel (vm/locks.config:
+#      lock_stat, no runtime text patching) on multi-threaded TCG, one
+#      host thread per vCPU; locktorture's positive control, then pairs
+#      of skip_wb_tags, offset_key.trunks0 and trunks (and A/A pairs)
+#      under global memory pressure, counting contentions and wait time
+#      per lock class and contention point: timings from it are not
+#      compared.
 # MODE=simultaneous instead compares two ways of running the same pairs,
 # on the knobs with a per-cgroup setting (skip_wb_tags, cow_free), one
 # boot each in an order drawn from SEED:
@@ -50,7 +55,8 @@
 #   PMEM_MB=128       of the VM's RAM as the pmem swap device
 #   SWAP_DISK_MB=256  the virtio-blk swap device of the *-async workloads
 #   FULL=0            1: every workload everywhere, 10 s pmbench
-#   AA=1 OVERHEAD=1 LOCKS=1   0 leaves that part out
+#   AA=1 OVERHEAD=1 LOCKS=1 KNOB_PASS=1   0 leaves that part out (KNOB_PASS:
+#                     pass 1)
 #   FIDELITY=1        the reference kernels in the boot rounds (6.12,
 #                     MODE=sequential; builds them); HOOK=0: no hook
 #                     dispatch pairs
@@ -60,16 +66,18 @@
 #                     same as the next)
 #   MODULE_KO=        pack this swapcache_ab.ko instead of module/'s (to
 #                     try a module variant)
-#   LOCK_CPUS=4       vCPUs of the lock pass
-#   LOCK_TCG_THREAD=single  multi: a host thread per vCPU (oopses on int3
-#                     here at boot: see vm/run-vm.sh)
+#   LOCK_CPUS=2       vCPUs of the lock pass: at most the host's cores,
+#                     since a vCPU preempted while it holds a guest lock
+#                     makes contention that no machine has
+#   LOCK_TASKS=2*LOCK_CPUS  usemem processes of the lock pass
+#   LOCK_PMEM_MB=512  its pmem swap device, of the VM's 1536 MB
 #   ICOUNT=1          -icount for passes 1 and 2: guest time counts
 #                     instructions, so timings measure path length and
 #                     barely move with host load (0 for KVER=6.1: below)
 #   SEED=             seed of every random order (default: the time)
 #   AB_RESULTS=dir    where the results go (build/ab-results/<date>)
 #   PUBLISH=1         into a new run folder under bench/results/ instead,
-#                     <date>-<KVER>-<MODE>[-noicount]: results.txt.gz,
+#                     <date>-<KVER>-<MODE>[-noicount][-locks]: results.txt.gz,
 #                     provenance.json, table.txt and a README.md are kept
 #                     there (bench/results/.gitignore), the rest is made
 #                     again by make report RESULTS=dir.  make ab refuses to
@@ -93,7 +101,12 @@ simultaneous)
 esac
 SIM_RUNS=${SIM_RUNS:-0}
 NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-AA=${AA:-1} LOCK_CPUS=${LOCK_CPUS:-4} HOOK=${HOOK:-1}
+AA=${AA:-1} HOOK=${HOOK:-1} KNOB_PASS=${KNOB_PASS:-1}
+LOCK_CPUS=${LOCK_CPUS:-2} LOCK_PMEM_MB=${LOCK_PMEM_MB:-512}
+LOCK_TASKS=${LOCK_TASKS:-$((2 * LOCK_CPUS))}
+if [ "$LOCKS" = 1 ] && [ "$LOCK_CPUS" -gt "$(nproc)" ]; then
+	die "LOCK_CPUS=$LOCK_CPUS is more than this host's $(nproc) cores: a vCPU preempted while holding a guest lock would make contention no machine has"
+fi
 # The reboot A/Bs: reference kernels are stock 6.12 plus a patch
 fidelity_default=1
 { [ "$KVER" != 6.12 ] || [ "$MODE" != sequential ] || [ "$KNOBS" = none ]; } && fidelity_default=0
@@ -117,7 +130,6 @@ ref_knobs() { # ref-kernel
 	awk -v k="$1" -v knobs="+$KNOBS+" '$1 !~ /^#/ && NF == 3 && ($2 == k || $3 == k) &&
 		index(knobs, "+" $1 "+") { printf "%s%s", (n++ ? "+" : ""), $1 }' "$top/bench/reference/knobs"
 }
-LOCK_TCG_THREAD=${LOCK_TCG_THREAD:-single}
 # 6.1 does not boot past SMP bring-up under -icount here (QEMU 7.2 TCG,
 # with sleep on or off): its default is without
 icount_default=1
@@ -129,7 +141,9 @@ BOOT_WARM=${BOOT_WARM:-$((1 - ICOUNT))}
 tree_changes=$(git status --porcelain -- . ':(exclude)build' 2>/dev/null || echo "not a git tree")
 if [ "${PUBLISH:-0}" = 1 ]; then
 	[ -z "${AB_RESULTS:-}" ] || die "PUBLISH=1 picks the folder itself: leave AB_RESULTS unset"
-	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-$MODE$([ "$ICOUNT" = 1 ] || echo -noicount)
+	# -locks: the lock pass alone
+	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-$MODE$([ "$ICOUNT" = 1 ] || echo -noicount)$(
+		[ "$KNOB_PASS$OVERHEAD$FIDELITY$LOCKS" = 0001 ] && echo -locks)
 	[ ! -e "$AB_RESULTS" ] || die "$AB_RESULTS exists: a run folder is never written twice"
 fi
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
@@ -159,6 +173,20 @@ make -s -C bench OUT="$BUILD_DIR/bench"
 mkdir -p "$out/vm" "$BUILD_DIR/vm"
 initrd=$BUILD_DIR/vm/initramfs.cpio.gz
 vm/make-initramfs.sh "$initrd" ${MODULE_KO:+"$MODULE_KO"}
+if [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; then
+	# The lock pass kernel, the module built for it in a copy of its
+	# sources, locktorture for the control
+	vm/build-kernel.sh locks
+	locks_kdir=$(kernel_dir locks)
+	# Nothing but bench's own static call updates may patch its text
+	# once the second vCPU runs
+	vm/text-patch-audit.sh "$locks_kdir" >"$out/text-patch-audit.txt" ||
+		die "the lock pass kernel can patch its text at runtime: see $out/text-patch-audit.txt"
+	vm/build-module.sh "$locks_kdir" "$BUILD_DIR/locks/module"
+	initrd_locks=$BUILD_DIR/vm/initramfs-locks.cpio.gz
+	vm/make-initramfs.sh "$initrd_locks" "$BUILD_DIR/locks/module/module/swapcache_ab.ko" \
+		"$locks_kdir/kernel/torture.ko" "$locks_kdir/kernel/locking/locktorture.ko"
+fi
 
 release() { make -s -C "$SRC_DIR" O="$(kernel_dir "$1")" kernelrelease; }
 # A random permutation of the arguments, reproducible from SEED and a salt
@@ -193,7 +221,7 @@ boot_orders=()
 declare -A pass_seconds
 boot() { # name kernel-variant label bench-args phase
 	local boot_start=$SECONDS
-	if ! VM_NAME=$1 vm/run-vm.sh "$(kernel_dir "$2")/arch/x86/boot/bzImage" "$initrd" bench \
+	if ! VM_NAME=$1 vm/run-vm.sh "$(kernel_dir "$2")/arch/x86/boot/bzImage" "${BOOT_INITRD:-$initrd}" bench \
 		"kernel=$3,$4" | annotate "$5"; then
 		vm_failed+=("$1")
 		echo "FAILED $3 - - 0 vm-$1 the VM failed: see $out/vm/$1-console.log" >>"$out/vm/failed-vms.log"
@@ -216,7 +244,7 @@ if [ "$MODE" = simultaneous ]; then
 				"mode=simultaneous,runs=$SIM_RUNS,knobs=$KNOBS,aa=$AA,$common" "simultaneous"
 		fi
 	done
-elif [ "$KNOBS" != none ]; then
+elif [ "$KNOBS" != none ] && [ "$KNOB_PASS" = 1 ]; then
 	log "pass 1: knob pairs on the patched kernel: $KNOBS, $RUNS pairs each, seed $SEED"
 	VM_ICOUNT=$ICOUNT boot knobs patched patched \
 		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,hook=$HOOK,$common" "knob pairs"
@@ -244,13 +272,18 @@ if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 fi
 
 if [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; then
-	log "pass 3: contended spinlocks, plain TCG (thread=$LOCK_TCG_THREAD), $LOCK_CPUS vCPUs"
+	log "pass 3: lock contention, multi-threaded TCG, $LOCK_CPUS vCPUs, $LOCK_TASKS tasks"
 	# Single-threaded TCG switches vCPUs seldom, so a vCPU rarely spins
-	# on a lock another holds; one host thread per vCPU would let it, but
-	# QEMU 7.2's multi-threaded TCG oopsed on int3 at boot here (the
-	# cross-modifying-code race run-vm.sh describes)
-	VM_ICOUNT=0 VM_CPUS=$LOCK_CPUS VM_TCG_THREAD=$LOCK_TCG_THREAD boot locks patched locks \
-		"mode=locks,runs=$RUNS,knobs=$KNOBS,$common" "locks"
+	# on a lock another holds: one host thread per vCPU.  The lock pass
+	# kernel patches no text at runtime except the static calls, which
+	# bench updates with CPU 0 alone online (one_cpu_text=1), since
+	# QEMU 7.2's multi-threaded TCG lets a vCPU execute a finished text
+	# patch's int3 (vm/run-vm.sh).  Global pressure: usemem sized from
+	# the VM's memory, no cgroup limit
+	BOOT_INITRD=$initrd_locks VM_PMEM_MB=$LOCK_PMEM_MB VM_ICOUNT=0 VM_CPUS=$LOCK_CPUS VM_TCG_THREAD=multi \
+		boot locks locks locks \
+		"mode=locks,runs=$RUNS,knobs=$KNOBS,aa=$AA,one_cpu_text=1,nr_task=$LOCK_TASKS,full=$FULL,seed=$SEED,icount=0${WORKLOADS:+,workloads=$WORKLOADS}" \
+		"locks"
 fi
 
 cat "$out"/vm/*-output.log "$out/vm/failed-vms.log" 2>/dev/null |
@@ -266,6 +299,7 @@ module_ko=${MODULE_KO:-$top/module/swapcache_ab.ko}
 booted=patched
 { [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; } && booted+=" stock stock2"
 booted+=" $ref_kernels"
+{ [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; } && booted+=" locks"
 python3 - "$out/provenance.json" <<EOF
 import json, sys
 json.dump({
@@ -280,14 +314,15 @@ json.dump({
                 "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
                 "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
-                "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "LOCK_CPUS": $LOCK_CPUS,
+                "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "KNOB_PASS": $KNOB_PASS, "LOCK_CPUS": $LOCK_CPUS,
+                "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
                 "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
     "kernel_releases": {"patched": "$(release patched)",
                         "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock)",
                         "stock2": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock2)",
-                        $(for k in $ref_kernels; do printf '"%s": "%s", ' "$k" "$(release "$k")"; done)},
+                        $(for k in $ref_kernels ${initrd_locks:+locks}; do printf '"%s": "%s", ' "$k" "$(release "$k")"; done)},
     "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
     "pass_seconds": {$(for k in "${!pass_seconds[@]}"; do printf '"%s": %s, ' "$k" "${pass_seconds[$k]}"; done)},
     "qemu": "$(qemu-system-x86_64 --version | head -1)",
@@ -311,10 +346,10 @@ if [ "${PUBLISH:-0}" = 1 ]; then
 		echo "$(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s.  \`make report RESULTS=bench/results/$(basename "$out")\`"
 		echo "makes the CSV, JSON and plots again from results.txt.gz."
 		echo
-		echo "What it shows (table.txt's verdicts):"
+		echo "What it shows (table.txt's verdicts, fidelity and lock pass lines):"
 		echo
 		echo '```'
-		grep -E '^(verdict|fidelity) ' "$out/table.txt" || true
+		grep -E '^(verdict|fidelity|control|locks) ' "$out/table.txt" || true
 		echo '```'
 	} >"$out/README.md"
 fi
