@@ -441,8 +441,8 @@ def comparisons(values, kver="6.12", reference=()):
                 title = (f"hook dispatch: A = hooked at mainline (mainline_ops=1), "
                          f"B = unhooked (mainline_ops=0), every knob at 1; kernel {kernel}")
             if kernel == LOCK_PASS:
-                title = (f"{knob}: A = 0, B = 1; lock pass (plain TCG, several vCPUs, "
-                         "lock:contention_begin traced): counts only, its timings are not compared")
+                title = (f"{knob}: A = 0, B = 1; lock pass (lock_stat kernel, multi-threaded TCG, "
+                         "global pressure): lock counts only, its timings are context, not verdicts")
             out.append((f"{knob}@{kernel}", title, (kernel, knob, "0"), (kernel, knob, "1"), aa))
     for kernel in sorted({g[0] for g in groups if g[1] == "aa"}):
         how = ("hooked at mainline (mainline_ops=1), as the A sides are" if hooked_aa(values, kernel)
@@ -880,6 +880,85 @@ def fidelity(rows_by, reference):
     return out
 
 
+# The lock pass (bench/ab.sh pass 3) against the seeds' contention results,
+# in direction: mainline (B = 1) takes the swap cache lock with fewer
+# contentions.  offset_key.trunks0 changes the key alone, in one tree per
+# device either way: seed 002's reduction is the split into trunks
+LOCK_SEEDS = {
+    "skip_wb_tags": "seeds 000/001 (the tag-free swap writeback: _raw_spin_lock_irq under "
+                    "__add_to_swap_cache -23%, _raw_spin_lock_irqsave under __remove_mapping -33%)",
+    "trunks": "seed 002 (64 MB trunks: the swap cache lock from 20.15% to 12.19% of cycles)",
+}
+LOCK_HEADLINE = "lock.swapcache_contentions_per_kpage"
+LOCK_SHARE = "lock.swapcache_wait_share_pct"
+LOCK_CONTROL = "locktorture"
+
+
+def lock_control(values):
+    """The lock pass's positive control, {metric: value}, or None"""
+    ctl = {k[5]: x for k, x in values.items() if k[0] == LOCK_PASS and k[1] == LOCK_CONTROL}
+    return ctl or None
+
+
+def control_contends(ctl):
+    return ctl.get("lock.contentions", 0) > 0 and ctl.get("lock.wait_us", 0) > 0
+
+
+def lock_judgement(knob, row):
+    """The direction of a knob's contentions per page, against its seed's"""
+    if row["a_mean"] == 0 and row["b_mean"] == 0:
+        return "no swap cache lock contention on either side (see the control for what the counters see)"
+    if row.get("change_pct") is None:
+        return "a side has no contention in some pair: see the means"
+    if row["ci_low_pct"] is None:
+        return f"undecided at this n (n={row['n']})"
+    seed = LOCK_SEEDS.get(knob)
+    if row["ci_low_pct"] > 0 or row["ci_high_pct"] < 0:
+        fewer = row["change_pct"] < 0
+        text = f"{'fewer' if fewer else 'more'} contentions under mainline"
+        if seed:
+            text += f": {'the direction of' if fewer else 'opposite to'} {seed}"
+        return text
+    text = f"undecided at this n (MDE {fmt_mde(row)})"
+    if seed:
+        text += f"; {seed} claims fewer"
+    return text
+
+
+def render_locks(rows_by, values):
+    """The lock pass: its control, then per knob the swap cache lock's
+    contentions per 1000 swapped-out pages and wait share, A -> B"""
+    ctl = lock_control(values)
+    knobs = sorted(n for n in rows_by if n.endswith("@" + LOCK_PASS) and not n.startswith("aa@"))
+    if ctl is None and not knobs:
+        return []
+    text = ["== lock pass: the swap cache lock's contentions per 1000 swapped-out pages and wait",
+            "   time as a share of the run (lock_stat), A -> B; timings of this pass are context"]
+    if ctl is not None:
+        text.append(f"control locktorture: spin_lock, 2 writers, {fmt_num(ctl.get('lock.seconds'))} s on "
+                    f"{fmt_num(ctl.get('lock.cpus'))} CPUs: contentions {fmt_num(ctl.get('lock.contentions'))}, "
+                    f"wait {fmt_num(ctl.get('lock.wait_us'))} us, acquisitions {fmt_num(ctl.get('lock.acquisitions'))}"
+                    f" => {'the counters see contention' if control_contends(ctl) else 'NO CONTENTION: the pass cannot see any'}")
+    aa_rows = rows_by.get(f"aa@{LOCK_PASS}", {})
+    for name in knobs:
+        knob = name.partition("@")[0]
+        rows = rows_by[name]
+        for (wl, metric), r in rows.items():
+            if metric != LOCK_HEADLINE:
+                continue
+            line = (f"locks {knob}: {wl} contentions/1000 pages {fmt_num(r['a_mean'])} -> {fmt_num(r['b_mean'])} "
+                    f"{row_figures(r, aa_rows.get((wl, metric)))}")
+            share = rows.get((wl, LOCK_SHARE))
+            if share:
+                line += f"; wait share {share['a_mean']:.3f}% -> {share['b_mean']:.3f}%"
+            pswpout = rows.get((wl, "vmstat.pswpout"))
+            if pswpout:
+                line += f"; pswpout {fmt_num(pswpout['a_mean'])} -> {fmt_num(pswpout['b_mean'])}"
+            text.append(line + f" => {lock_judgement(knob, r)}")
+    text.append("")
+    return text
+
+
 def render_fidelity(found):
     text = ["== fidelity: each knob's runtime A/B (knob 0 vs 1, patched kernel + module, knob pass)",
             "   beside its reboot A/B (bench/reference/knobs: reference kernel vs stock, one boot a",
@@ -1039,11 +1118,6 @@ def report(outdir):
             knob, _, kernel = name.partition("@")
             # With several passes (MODE=simultaneous), say which
             v, *ctx = verdict(knob, rows, aa_rows, label=name if kernel not in ("", "patched") else None)
-            locks = rows_by.get(f"{knob}@{LOCK_PASS}", {})
-            for (wl, metric), r in locks.items():
-                if metric == "lock.swapcache_contended":
-                    v += (f"; contended swap cache lock acquisitions ({wl}, lock pass) "
-                          f"{fmt_num(r['a_mean'])} -> {fmt_num(r['b_mean'])}")
             verdicts.append(v)
             contexts += ctx
         dat = os.path.join(outdir, f"{name}.dat")
@@ -1060,6 +1134,12 @@ def report(outdir):
     found_fidelity = fidelity(rows_by, reference)
     if found_fidelity:
         text += render_fidelity(found_fidelity)
+    lock_text = render_locks(rows_by, values)
+    text += lock_text
+    ctl = lock_control(values)
+    if ctl is not None and not control_contends(ctl):
+        failures.append("lock pass: the locktorture control shows no contention, "
+                        "so the pass could not have seen any")
     text.append("== verdicts (each knob's headline row: exp(mean ln(B/A)) - 1 [95% t], n, Hodges-Lehmann")
     text.append("   [exact Wilcoxon], MDE; pswpout and the mechanism A -> B), then context rows, not judged")
     text += [f"verdict {v}" for v in verdicts]
@@ -1092,6 +1172,7 @@ def report(outdir):
                    "modes": [{k: v for k, v in r.items() if k not in ("row", "aa")}
                              for r in found_modes],
                    "notes": notes,
+                   "locks": [line for line in lock_text if line.startswith(("control ", "locks "))],
                    "fidelity": [{**e, "perf": [{k: ({kk: vv for kk, vv in v.items() if kk != "logs"}
                                                      if isinstance(v, dict) else v)
                                                  for k, v in p.items()} for p in e["perf"]]}

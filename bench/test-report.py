@@ -393,5 +393,43 @@ rc, out, err = run_report(results_text([1, 2, 3], [0, 0, 0]).replace(" throughpu
 check("swapout_kb_per_guest_s" in out and "swapout_kbps" not in out,
       "an earlier run's swapout_kbps is shown under its honest name")
 
+# 13. The lock pass: its control, and each knob's contentions per page
+# against its seed's direction
+def lock_lines(knob, a_b, control=(5000, 81234.5)):
+    lines = [f"RESULT locks locktorture control 1 spin_lock lock.contentions {control[0]}",
+             f"RESULT locks locktorture control 1 spin_lock lock.wait_us {control[1]}",
+             "RESULT locks locktorture control 1 spin_lock lock.acquisitions 900000",
+             "RESULT locks locktorture control 1 spin_lock lock.seconds 10",
+             "RESULT locks locktorture control 1 spin_lock lock.cpus 2"]
+    for i, (a, b) in enumerate(a_b, 1):
+        for side, x in (("0", a), ("1", b)):
+            lines += [f"PLAN locks {knob} {side} {i} swap-w-seq",
+                      f"RESULT locks {knob} {side} {i} swap-w-seq throughput 100",
+                      f"RESULT locks {knob} {side} {i} swap-w-seq lock.swapcache_contentions_per_kpage {x}",
+                      f"RESULT locks {knob} {side} {i} swap-w-seq lock.swapcache_wait_share_pct {x / 100}",
+                      f"RESULT locks {knob} {side} {i} swap-w-seq vmstat.pswpout 60000"]
+    return "\n".join(lines) + "\n"
+
+
+fewer = [(10.0 + i % 3, 7.0 + (i % 2) * 0.5) for i in range(8)]
+rc, out, err = run_report(lock_lines("skip_wb_tags", fewer))
+locks_line = next((l for l in out.splitlines() if l.startswith("locks skip_wb_tags:")), "")
+check(rc == 0 and "fewer contentions under mainline: the direction of seeds 000/001" in locks_line
+      and "control locktorture: spin_lock, 2 writers, 10 s on 2 CPUs: contentions 5000" in out
+      and "the counters see contention" in out,
+      "fewer swap cache lock contentions under mainline read as the seeds' direction, after the control")
+rc, out, err = run_report(lock_lines("trunks", [(b, a) for a, b in fewer]))
+check(rc == 0 and "more contentions under mainline: opposite to seed 002" in out,
+      "more contentions under mainline read as opposite to seed 002")
+rc, out, err = run_report(lock_lines("skip_wb_tags", [(0, 0)] * 8))
+check(rc == 0 and "no swap cache lock contention on either side" in out,
+      "no contention on either side is said so, not read as a direction")
+rc, out, err = run_report(lock_lines("skip_wb_tags", fewer, control=(0, 0)))
+check(rc == 1 and "NO CONTENTION: the pass cannot see any" in out
+      and "the locktorture control shows no contention" in out,
+      "a lock pass whose control reads 0 fails the report")
+rc, out, err = run_report(lock_lines("skip_wb_tags", fewer, control=(12, 0)))
+check(rc == 1, "a control with contentions but no wait time fails the report too")
+
 print(f"1..{checks}")
 sys.exit(1 if failures else 0)
