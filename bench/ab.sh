@@ -346,6 +346,9 @@ if [ "${PUBLISH:-0}" = 1 ]; then
 		echo "$(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s.  \`make report RESULTS=bench/results/$(basename "$out")\`"
 		echo "makes the CSV, JSON and plots again from results.txt.gz."
 		echo
+		echo "Passes: knob pairs $KNOB_PASS, boot rounds $([ "$OVERHEAD$FIDELITY" = 00 ] && echo 0 || echo 1), lock pass $LOCKS"
+		echo "(ICOUNT is for the first two: the lock pass runs on multi-threaded TCG without it)."
+		echo
 		echo "What it shows (table.txt's verdicts, fidelity and lock pass lines):"
 		echo
 		echo '```'
