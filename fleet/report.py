@@ -29,7 +29,15 @@ TERMINAL_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def load_ab_report():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "report.py")
+    """bench/report.py: ../bench/ in the repository, beside this file where
+    swapcache-ab-bench installs both (/usr/libexec/swapcache-ab/)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    path = next((p for p in (os.path.join(here, "..", "bench", "report.py"), os.path.join(here, "report.py"))
+                 if os.path.isfile(p)), None)
+    if path is None:
+        sys.exit(f"fleet/report.py: no bench/report.py beside {here}")
+    # No __pycache__ in the repository or under /usr
+    sys.dont_write_bytecode = True
     spec = importlib.util.spec_from_file_location("ab_report", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -48,7 +56,7 @@ def pooled_line(host, line):
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: fleet/report.py RESULTS_DIR < summary.json")
+        sys.exit(f"usage: {sys.argv[0]} RESULTS_DIR < summary.json")
     outdir = sys.argv[1]
     summary = json.load(sys.stdin)
     taking_part = {h: s["results"] for h, s in sorted(summary.items()) if s.get("results")}

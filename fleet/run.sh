@@ -38,7 +38,7 @@ step() { # name command...
 vm/install-deps.sh fleet
 step "host kernel build" vm/build-kernel.sh host
 step "host kernel packages" vm/build-packages.sh host
-dkms_deb=$(vm/build-dkms-deb.sh)
+dkms_deb=$(vm/build-dkms-deb.sh | head -n 1)
 make -s -C bench OUT="$dir/bench"
 release=$(make -s -C "$SRC_DIR" O="$(kernel_dir host)" kernelrelease)
 image_deb=$(kernel_deb host linux-image "$release")

@@ -56,7 +56,7 @@ kconfig=$root/boot/config-$release
 # The module's sources where its package puts them: the swapcache-ab-dkms
 # .deb, unpacked as dpkg would (its postinst's dkms calls are the ones below,
 # pointed at the private root)
-dkms_deb=$("$top/vm/build-dkms-deb.sh" 2>>"$dkms_log")
+dkms_deb=$("$top/vm/build-dkms-deb.sh" 2>>"$dkms_log" | head -n 1)
 [ "$(dpkg-deb -f "$dkms_deb" Version 2>/dev/null)" = "$version" ]
 result $? "built $(basename "$dkms_deb") with dh-dkms, version dkms.conf's $version"
 dpkg-deb -x "$dkms_deb" "$root" && [ -f "$root/usr/src/swapcache_ab-$version/dkms.conf" ]

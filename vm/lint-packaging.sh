@@ -8,7 +8,8 @@
 #  - the source package (vm/build-dkms-deb.sh) leaves build/, build
 #    outputs and .git out, and so does debian/source/options for one
 #    built in the tree itself;
-#  - lintian --pedantic on its .changes (the .dsc and the .deb): no tag;
+#  - lintian --pedantic on its .changes (the .dsc, swapcache-ab-dkms and
+#    swapcache-ab-bench): no tag;
 #  - DKMS, with the package's dkms.conf and private trees, skips a kernel
 #    without CONFIG_SWAPCACHE_AB_HOOKS=y (exit 77 and its BUILD_EXCLUSIVE
 #    message) whether or not its headers have a .config, and goes on to
@@ -55,12 +56,13 @@ result $? "dkms.conf repeats no DKMS default (MAKE[0], CLEAN, BUILT_MODULE_NAME)
 scratch=$top/build/lint-packaging
 rm -rf "$scratch"
 mkdir -p "$scratch"
-deb=$(vm/build-dkms-deb.sh 2>"$scratch/build-dkms-deb.log")
+debs=$(vm/build-dkms-deb.sh 2>"$scratch/build-dkms-deb.log")
 rc=$?
+deb=$(sed -n 1p <<<"$debs") bench_deb=$(sed -n 2p <<<"$debs")
 [ $rc -eq 0 ] || comment <"$scratch/build-dkms-deb.log"
-result $rc "vm/build-dkms-deb.sh: source package, $(basename "${deb:-swapcache-ab-dkms.deb}") and .changes"
+result $rc "vm/build-dkms-deb.sh: source package, $(basename "${deb:-swapcache-ab-dkms.deb}"), $(basename "${bench_deb:-swapcache-ab-bench.deb}") and .changes"
 out=$top/build/dkms-deb
-changes=$out/swapcache-ab_${version}_all.changes
+changes=$out/swapcache-ab_${version}_$(dpkg --print-architecture).changes
 tarball=$out/swapcache-ab_$version.tar.xz
 
 if [ -f "$tarball" ]; then
@@ -105,7 +107,7 @@ if [ -f "$changes" ]; then
 	[ -z "$tags" ] || comment <<<"$tags"
 	[ $rc -eq 0 ] && [ -z "$tags" ]
 	result $? \
-		"lintian --pedantic $(basename "$changes") (.dsc, .deb): exit $rc, $(grep -c . <<<"$tags") tags"
+		"lintian --pedantic $(basename "$changes") (.dsc, $(grep -c '\.deb$' <(sed -n '/^Files:/,/^[^ ]/p' "$changes")) .debs): exit $rc, $(grep -c . <<<"$tags") tags"
 else
 	result 1 "vm/build-dkms-deb.sh kept $(basename "$changes")"
 fi
@@ -174,6 +176,28 @@ if [ -f "${deb:-}" ] && dpkg-deb -x "$deb" "$scratch/pkg"; then
 	result $? "swapcache-ab-dkms ships its kernel hook in /etc/kernel/postinst.d and header_postinst.d"
 else
 	result 1 "the swapcache-ab-dkms .deb unpacked for the DKMS checks"
+fi
+
+# swapcache-ab-bench: the runner finds its workloads beside itself, the
+# fleet report bench/report.py beside itself, as installed
+bench_files="usr/bin/swapcache-ab-bench usr/bin/swapcache-ab-report usr/bin/swapcache-ab-fleet-report
+usr/libexec/swapcache-ab/bench usr/libexec/swapcache-ab/report.py usr/libexec/swapcache-ab/fleet-report.py
+$(printf 'usr/libexec/swapcache-ab/%s\n' usemem pmbench readtwice swapon-prio)"
+if [ -f "${bench_deb:-}" ] && dpkg-deb -x "$bench_deb" "$scratch/bench-pkg"; then
+	missing=$(for f in $bench_files; do [ -x "$scratch/bench-pkg/$f" ] || echo "$f"; done)
+	[ -z "$missing" ] || comment <<<"missing: $missing"
+	usage=$("$scratch/bench-pkg/usr/libexec/swapcache-ab/bench" lint=1 2>&1)
+	usage+=$'\n'$("$scratch/bench-pkg/usr/bin/swapcache-ab-fleet-report" 2>&1)
+	[ -z "$missing" ] && grep -q "unknown argument 'lint=1'" <<<"$usage" &&
+		grep -q '^usage: .*swapcache-ab-fleet-report RESULTS_DIR' <<<"$usage"
+	rc=$?
+	[ $rc -eq 0 ] || comment <<<"$usage"
+	result $rc "swapcache-ab-bench: runner, workloads and reports under /usr/libexec/swapcache-ab, commands in /usr/bin; they run unpacked"
+	depends=$(dpkg-deb -f "$bench_deb" Depends)
+	grep -q 'python3-scipy' <<<"$depends" && grep -q 'python3-numpy' <<<"$depends" && grep -q 'libc6' <<<"$depends"
+	result $? "swapcache-ab-bench depends on python3-scipy, python3-numpy and its shared libraries: $depends"
+else
+	result 1 "the swapcache-ab-bench .deb unpacked"
 fi
 
 # Ansible: its own cache in build/, no network
