@@ -19,6 +19,11 @@
 #  - a hookless kernel installed later: DKMS's kernel hook (dkms
 #    autoinstall) and the package's own succeed, DKMS's BUILD_EXCLUSIVE
 #    message shown;
+#  - swapcache-ab-bench's files, and that its commands run unpacked;
+#  - the fleet's signed apt repository of both .debs (vm/build-apt-repo.sh):
+#    apt-get, with a private root and the exported key as Signed-By, reads
+#    it and sees both packages at the version, and refuses it with
+#    another key;
 #  - ansible-lint (strict) on fleet/, and ansible-playbook --syntax-check
 #    on each playbook.
 # Exit 1 if any check failed.
@@ -198,6 +203,66 @@ if [ -f "${bench_deb:-}" ] && dpkg-deb -x "$bench_deb" "$scratch/bench-pkg"; the
 	result $? "swapcache-ab-bench depends on python3-scipy, python3-numpy and its shared libraries: $depends"
 else
 	result 1 "the swapcache-ab-bench .deb unpacked"
+fi
+
+# The fleet's apt repository (vm/build-apt-repo.sh) of the two .debs, as a
+# host's apt reads it: apt-get with a private root (APT_CONFIG: its Dir,
+# sources, lists, status; no host apt.conf.d, no trusted.gpg.d) and one
+# deb822 source whose Signed-By is the exported key; the host's apt is
+# left alone.  A key that did not sign it must be refused.
+apt_repo_check() { # keyring-to-trust name
+	local aroot=$scratch/apt-root-$2 log=$scratch/apt-$2.log
+	rm -rf "$aroot"
+	mkdir -p "$aroot"/etc/apt/{apt.conf.d,preferences.d,sources.list.d,trusted.gpg.d} \
+		"$aroot"/var/lib/apt/lists/partial "$aroot"/var/cache/apt/archives/partial "$aroot"/var/lib/dpkg
+	: >"$aroot/var/lib/dpkg/status"
+	cat >"$aroot/apt.conf" <<APT
+Dir "$aroot/";
+Dir::State::status "$aroot/var/lib/dpkg/status";
+APT::Architecture "$(dpkg --print-architecture)";
+APT::Sandbox::User "root";
+APT
+	cat >"$aroot/etc/apt/sources.list.d/swapcache-ab.sources" <<SRC
+Types: deb
+URIs: file:$scratch/apt-repo/public
+Suites: swapcache-ab
+Components: main
+Signed-By: $1
+SRC
+	APT_CONFIG=$aroot/apt.conf apt-get -q update >"$log" 2>&1 || return 1
+	# A source apt reads unsigned, or with a warning, counts as not read
+	! grep -qE '^(W|E):' "$log" || return 1
+	local p policy
+	for p in swapcache-ab-dkms swapcache-ab-bench; do
+		policy=$(APT_CONFIG=$aroot/apt.conf apt-cache policy "$p" 2>&1)
+		echo "$policy" >>"$log"
+		grep -qx "  Candidate: $version" <<<"$policy" || return 1
+	done
+}
+if [ -f "${deb:-}" ] && [ -f "${bench_deb:-}" ] &&
+	keyring=$(APT_REPO_KEY_DIR=$scratch/apt-key vm/build-apt-repo.sh "$scratch/apt-repo" "$deb" "$bench_deb" \
+		2>"$scratch/build-apt-repo.log"); then
+	apt_repo_check "$keyring" fleet-key
+	rc=$?
+	[ $rc -eq 0 ] || comment <"$scratch/apt-fleet-key.log"
+	result $rc "apt-get (private root, Signed-By the exported key) reads vm/build-apt-repo.sh's signed index: $(
+		awk '/^swapcache-ab-[a-z]*:$/ { p = $1 } /^  Candidate: / { printf "%s%s %s", sep, p, $2; sep = ", " }' \
+			"$scratch/apt-fleet-key.log")"
+	# Another throwaway key, which did not sign the repository
+	other=$scratch/other-key
+	mkdir -p "$other" && chmod 700 "$other" &&
+		GNUPGHOME=$other gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+			--quick-gen-key 'not the fleet <lint@swapcache-ab.invalid>' ed25519 sign never &&
+		GNUPGHOME=$other gpg --batch --export >"$other/keyring.gpg"
+	GNUPGHOME=$other gpgconf --kill gpg-agent 2>/dev/null
+	apt_repo_check "$other/keyring.gpg" other-key
+	rc=$?
+	[ $rc -ne 0 ] && grep -q 'NO_PUBKEY\|not signed' "$scratch/apt-other-key.log"
+	result $? "apt-get refuses the repository with Signed-By a key that did not sign it: $(
+		grep -o 'NO_PUBKEY [0-9A-F]*\|is not signed' "$scratch/apt-other-key.log" | head -1)"
+else
+	comment <"$scratch/build-apt-repo.log"
+	result 1 "vm/build-apt-repo.sh: a signed repository of $(basename "${deb:-swapcache-ab-dkms.deb}") and $(basename "${bench_deb:-swapcache-ab-bench.deb}")"
 fi
 
 # Ansible: its own cache in build/, no network
