@@ -11,7 +11,7 @@ packages=(
 	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms dh-dkms
 	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format
 	python3-scipy lintian ansible-lint
-	reprepro gnupg sbsigntool mokutil openssl
+	reprepro gnupg openssl
 )
 # make fleet's: Debian guests (debootstrap, disk image tools) and Ansible
 [ "${1:-}" = fleet ] && packages+=(debootstrap fdisk qemu-utils e2fsprogs openssh-client ansible-core)
