@@ -104,7 +104,10 @@ NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
 AA=${AA:-1} HOOK=${HOOK:-1} KNOB_PASS=${KNOB_PASS:-1}
 LOCK_CPUS=${LOCK_CPUS:-2} LOCK_PMEM_MB=${LOCK_PMEM_MB:-512}
 LOCK_TASKS=${LOCK_TASKS:-$((2 * LOCK_CPUS))}
-if [ "$LOCKS" = 1 ] && [ "$LOCK_CPUS" -gt "$(nproc)" ]; then
+# Whether pass 3 runs (it needs knobs to pair)
+lock_pass=0
+[ "$LOCKS" = 1 ] && [ "$KNOBS" != none ] && lock_pass=1
+if [ "$lock_pass" = 1 ] && [ "$LOCK_CPUS" -gt "$(nproc)" ]; then
 	die "LOCK_CPUS=$LOCK_CPUS is more than this host's $(nproc) cores: a vCPU preempted while holding a guest lock would make contention no machine has"
 fi
 # The reboot A/Bs: reference kernels are stock 6.12 plus a patch
@@ -173,7 +176,7 @@ make -s -C bench OUT="$BUILD_DIR/bench"
 mkdir -p "$out/vm" "$BUILD_DIR/vm"
 initrd=$BUILD_DIR/vm/initramfs.cpio.gz
 vm/make-initramfs.sh "$initrd" ${MODULE_KO:+"$MODULE_KO"}
-if [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; then
+if [ "$lock_pass" = 1 ]; then
 	# The lock pass kernel, the module built for it in a copy of its
 	# sources, locktorture for the control
 	vm/build-kernel.sh locks
@@ -195,8 +198,11 @@ shuffle() { # salt words...
 		"$SEED-$1" "${@:2}"
 }
 
-common="nr_task=$NR_TASK,mem=$MEM,full=$FULL,seed=$SEED,icount=$ICOUNT"
-[ -n "$WORKLOADS" ] && common+=",workloads=$WORKLOADS"
+# bench/bench's arguments that every pass shares
+common_args() { # nr_task icount
+	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2${WORKLOADS:+,workloads=$WORKLOADS}"
+}
+common=$(common_args "$NR_TASK" "$ICOUNT")
 
 # PROGRESS lines from the guest carry "k/N" in guest time: give them host
 # wall time and an estimate of the phase's end
@@ -271,7 +277,7 @@ if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 	done
 fi
 
-if [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; then
+if [ "$lock_pass" = 1 ]; then
 	log "pass 3: lock contention, multi-threaded TCG, $LOCK_CPUS vCPUs, $LOCK_TASKS tasks"
 	# Single-threaded TCG switches vCPUs seldom, so a vCPU rarely spins
 	# on a lock another holds: one host thread per vCPU.  The lock pass
@@ -282,7 +288,7 @@ if [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; then
 	# the VM's memory, no cgroup limit
 	BOOT_INITRD=$initrd_locks VM_PMEM_MB=$LOCK_PMEM_MB VM_ICOUNT=0 VM_CPUS=$LOCK_CPUS VM_TCG_THREAD=multi \
 		boot locks locks locks \
-		"mode=locks,runs=$RUNS,knobs=$KNOBS,aa=$AA,one_cpu_text=1,nr_task=$LOCK_TASKS,full=$FULL,seed=$SEED,icount=0${WORKLOADS:+,workloads=$WORKLOADS}" \
+		"mode=locks,runs=$RUNS,knobs=$KNOBS,aa=$AA,one_cpu_text=1,$(common_args "$LOCK_TASKS" 0)" \
 		"locks"
 fi
 
@@ -299,7 +305,7 @@ module_ko=${MODULE_KO:-$top/module/swapcache_ab.ko}
 booted=patched
 { [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; } && booted+=" stock stock2"
 booted+=" $ref_kernels"
-{ [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ]; } && booted+=" locks"
+[ "$lock_pass" = 1 ] && booted+=" locks"
 python3 - "$out/provenance.json" <<EOF
 import json, sys
 json.dump({
@@ -322,7 +328,7 @@ json.dump({
     "kernel_releases": {"patched": "$(release patched)",
                         "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock)",
                         "stock2": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock2)",
-                        $(for k in $ref_kernels ${initrd_locks:+locks}; do printf '"%s": "%s", ' "$k" "$(release "$k")"; done)},
+                        $(for k in $ref_kernels $([ "$lock_pass" = 1 ] && echo locks); do printf '"%s": "%s", ' "$k" "$(release "$k")"; done)},
     "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
     "pass_seconds": {$(for k in "${!pass_seconds[@]}"; do printf '"%s": %s, ' "$k" "${pass_seconds[$k]}"; done)},
     "qemu": "$(qemu-system-x86_64 --version | head -1)",
