@@ -925,10 +925,10 @@ def lock_judgement(knob, row):
     return text
 
 
-def render_locks(rows_by, values):
-    """The lock pass: its control, then per knob the swap cache lock's
-    contentions per 1000 swapped-out pages and wait share, A -> B"""
-    ctl = lock_control(values)
+def render_locks(rows_by, ctl):
+    """The lock pass: its control (lock_control()), then per knob the swap
+    cache lock's contentions per 1000 swapped-out pages and wait share,
+    A -> B"""
     knobs = sorted(n for n in rows_by if n.endswith("@" + LOCK_PASS) and not n.startswith("aa@"))
     if ctl is None and not knobs:
         return []
@@ -1134,9 +1134,9 @@ def report(outdir):
     found_fidelity = fidelity(rows_by, reference)
     if found_fidelity:
         text += render_fidelity(found_fidelity)
-    lock_text = render_locks(rows_by, values)
-    text += lock_text
     ctl = lock_control(values)
+    lock_text = render_locks(rows_by, ctl)
+    text += lock_text
     if ctl is not None and not control_contends(ctl):
         failures.append("lock pass: the locktorture control shows no contention, "
                         "so the pass could not have seen any")
