@@ -46,7 +46,8 @@
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
-DKMS_FILES := dkms.conf Kbuild module/Kbuild module/swapcache_ab.c
+# Sources only: not the swapcache_ab.mod.c of an in-tree build
+DKMS_FILES := dkms.conf Kbuild module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.[ch]))
 
 # make check runs every kernel served, 6.12 then 6.1, unless KVER names one
 KVERS := $(or $(KVER),6.12 6.1)

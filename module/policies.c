@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapcache_ab: the swap cache policies that upstream replaced, the code
+ * that runs at the hook points of CONFIG_SWAPCACHE_AB_HOOKS.  Each runs at
+ * its hook site only while its knob, or a memory cgroup's setting of it,
+ * is 0: otherwise the site's static key is off and the kernel runs
+ * mainline code alone.
+ *
+ * The key's policies (offset_key and trunks, two knobs for one site) are
+ * key_ops[]; each other policy is a row of policies[], which the knobs,
+ * the counters and the memory cgroup settings are made from.
+ */
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+#include <linux/xarray.h>
+#include "swapcache_ab.h"
+
+/* Before v4.9 the swap cache was keyed by the whole entry, type bits too */
+static pgoff_t index_by_entry(swp_entry_t entry)
+{
+	record_key_caller();
+	count_stat(STAT_INDEX_ENTRY);
+	return entry.val;
+}
+
+/* v4.9 and v4.10: by offset, in one tree per device */
+static pgoff_t index_by_offset(swp_entry_t entry)
+{
+	record_key_caller();
+	count_stat(STAT_INDEX_OFFSET);
+	return swp_offset(entry);
+}
+
+/*
+ * Mainline's, for mainline_ops: since v6.10 by offset within the 64MB
+ * trunk, by the whole offset before
+ */
+static pgoff_t index_mainline(swp_entry_t entry)
+{
+	if (SWAPCACHE_AB_INDEX_IN_SPACE)
+		return swp_offset(entry) & ((1UL << TRUNK_SHIFT) - 1);
+	return swp_offset(entry);
+}
+
+/* Before v4.11 a swap device had a single swap address space */
+static struct address_space *one_space(swp_entry_t entry, struct address_space *spaces)
+{
+	record_key_caller();
+	return spaces;
+}
+
+static struct address_space *space_of_64mb(swp_entry_t entry, struct address_space *spaces)
+{
+	record_key_caller();
+	return &spaces[swp_offset(entry) >> TRUNK_SHIFT];
+}
+
+/*
+ * Indexed [offset_key][trunks]; both at 1 is mainline: no ops, but for
+ * mainline_ops
+ */
+const struct swapcache_ab_ops key_ops[2][2] = {
+	[0][0] = {
+		.cache_index = index_by_entry,
+		.cache_space = one_space,
+	},
+	[0][1] = {
+		.cache_index = index_by_entry,
+		.cache_space = space_of_64mb,
+	},
+	[1][0] = {
+		.cache_index = index_by_offset,
+		.cache_space = one_space,
+	},
+	[1][1] = {
+		.cache_index = index_mainline,
+		.cache_space = space_of_64mb,
+	},
+};
+
+/*
+ * Whether @policy's old behaviour applies to @folio: the setting of the
+ * nearest memory cgroup assignment that sets it, else the global knob.
+ * Counted in stats/ when it does.
+ */
+static bool old_policy_applies(struct folio *folio, enum policy_id policy)
+{
+	int value = memcg_setting(folio, policy);
+
+	if (value == SETTING_GLOBAL)
+		value = READ_ONCE(policies[policy].knob);
+	if (value)
+		return false;
+	count_stat(NR_KEY_STATS + policy);
+	return true;
+}
+
+/* skip_wb_tags=0 for @folio, globally or by its memory cgroup */
+static bool tag_decision(struct folio *folio)
+{
+	hold_policy();
+	return old_policy_applies(folio, POLICY_SKIP_WB_TAGS);
+}
+
+/*
+ * Before v4.9 every swap cache folio under writeback took the writeback
+ * mark of file folios, set at the start and cleared at the end, each under
+ * the xa_lock.  The end clears a mark whatever the knob is by then, a
+ * failed write's included; the marks of writebacks still in flight when
+ * the site is unhooked are cleared by clear_wb_marks().  A mark left would
+ * stay even in the folio's shadow entry.
+ */
+static void tag_writeback(struct folio *folio, struct address_space *mapping, bool end)
+{
+	XA_STATE(xas, &mapping->i_pages, folio_index(folio));
+	unsigned long flags;
+
+	/* A start marks before its I/O is submitted: its end sees the mark */
+	if (end ? !mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK) : !tag_decision(folio))
+		return;
+	xas_lock_irqsave(&xas, flags);
+	xas_load(&xas);
+	if (end)
+		xas_clear_mark(&xas, PAGECACHE_TAG_WRITEBACK);
+	else
+		xas_set_mark(&xas, PAGECACHE_TAG_WRITEBACK);
+	xas_unlock_irqrestore(&xas, flags);
+}
+
+static const struct swapcache_ab_ops wb_ops = {
+	.writeback = tag_writeback,
+};
+
+/*
+ * Once the writeback site is unhooked, the ends of writebacks still in
+ * flight run mainline code, which leaves their marks: clear every mark
+ * left in every swap cache xarray.  No mark can be set meanwhile, and
+ * there are at most as many as writebacks in flight, so each space is
+ * swept in one hold of its lock.  A device whose swap_cache_get_spaces()
+ * fails has no swap cache yet, or swapoff has freed every slot, and
+ * freeing a slot erases its mark.
+ */
+static void clear_space_marks(struct seq_file *unused, unsigned int type,
+			      unsigned int index, struct address_space *space)
+{
+	XA_STATE(xas, &space->i_pages, 0);
+	void *entry;
+
+	/* Set before the grace period that unhooking waited for */
+	if (!mapping_tagged(space, PAGECACHE_TAG_WRITEBACK))
+		return;
+	xas_lock_irq(&xas);
+	xas_for_each_marked(&xas, entry, ULONG_MAX, PAGECACHE_TAG_WRITEBACK)
+		xas_clear_mark(&xas, PAGECACHE_TAG_WRITEBACK);
+	xas_unlock_irq(&xas);
+	cond_resched();
+}
+
+static void clear_wb_marks(void)
+{
+	walk_swap_spaces(clear_space_marks, NULL);
+}
+
+/*
+ * Before v5.14 the swap cache folio a COW copied was left for reclaim;
+ * false lets the kernel free it, as mainline does.
+ */
+static bool keep_after_cow(struct folio *folio)
+{
+	return folio_test_swapcache(folio) && old_policy_applies(folio, POLICY_COW_FREE);
+}
+
+static const struct swapcache_ab_ops cow_ops = {
+	.keep_after_cow = keep_after_cow,
+};
+
+/*
+ * One row per policy that a memory cgroup can set too; a new one is its
+ * function, its ops, a row here and its enum policy_id entry.
+ */
+struct policy policies[NR_POLICIES] = {
+	[POLICY_SKIP_WB_TAGS] = {
+		.name = "skip_wb_tags",
+		.site = SWAPCACHE_AB_WB,
+		.ops = &wb_ops,
+		.unhooked = clear_wb_marks,
+		.stat = "wb_tagged",
+		.memcg_stats = { "wb_tagged", "wb_untagged" },
+		.knob = true,
+	},
+	[POLICY_COW_FREE] = {
+		.name = "cow_free",
+		.site = SWAPCACHE_AB_COW,
+		.ops = &cow_ops,
+		.stat = "cow_kept",
+		.memcg_stats = { "cow_kept", "cow_released" },
+		.knob = true,
+	},
+};
