@@ -4,9 +4,11 @@
 # Compile the core files the series touches in configurations that the VM
 # kernels do not cover but a kernel with the series applied must build
 # in: CONFIG_SWAP=n (the hooks cannot be on), and CONFIG_SWAP=y with
-# CONFIG_SWAPCACHE_AB_HOOKS=n.  allnoconfig plus a fragment, so that the
-# trees prepare in seconds; only the touched objects are built.  One TAP
-# line per configuration; exits non-zero on a failure.
+# CONFIG_SWAPCACHE_AB_HOOKS=n; and the module's objects with the hooks on
+# but CONFIG_MEMCG=n and CONFIG_FAULT_INJECTION=n (its stubs).
+# allnoconfig plus a fragment, so that the trees prepare in seconds; only
+# the touched objects are built.  One TAP line per configuration; exits
+# non-zero on a failure.
 #
 # Usage: vm/compile-check.sh   (after vm/build-kernel.sh has applied the
 #   series to build/linux)
@@ -18,9 +20,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export CCACHE_DIR
 status=0
 # directory, name, fragment lines, objects: the files each configuration
-# builds
+# builds; the objects of the module (module/*.o) with the hooks on, the
+# others with the hooks off
 check() {
 	local name=$2 fragment=$3 objs=$4 obj=$BUILD_DIR/compile-check/$1 line log
+	local hooks=n on=n ext=()
 
 	mkdir -p "$obj"
 	log=$obj/build.log
@@ -40,14 +44,36 @@ check() {
 			return
 		fi
 	done < <(printf '%b' "$fragment")
-	if grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config"; then
-		echo "not ok - $name: the hooks are on in $obj/.config"
+	# The module's sources copied, so that its objects here never mix with
+	# those of the VM kernels' builds in module/
+	case $objs in module/*)
+		hooks=y ext=(M="$obj/src")
+		rm -rf "$obj/src" && mkdir -p "$obj/src/module" &&
+			cp "$top/Kbuild" "$top/dkms.conf" "$obj/src/" &&
+			cp "$top/module/Kbuild" "$top"/module/*.[ch] "$obj/src/module/"
+		;;
+	esac
+	grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config" && on=y
+	if [ $on != $hooks ]; then
+		echo "not ok - $name: CONFIG_SWAPCACHE_AB_HOOKS is not $hooks in $obj/.config"
+		status=1
+		return
+	fi
+	# allnoconfig leaves them off (CGROUPS and DEBUG_KERNEL are)
+	if [ $hooks = y ] && grep -qE '^CONFIG_(MEMCG|FAULT_INJECTION)=y' "$obj/.config"; then
+		echo "not ok - $name: CONFIG_MEMCG or CONFIG_FAULT_INJECTION is on in $obj/.config"
+		status=1
+		return
+	fi
+	if [ $hooks = y ] && ! make -s -C "$SRC_DIR" O="$obj" ARCH=x86_64 -j"$(nproc)" \
+		CC="ccache gcc" modules_prepare >>"$log" 2>&1; then
+		echo "not ok - $name: modules_prepare failed (see $log)"
 		status=1
 		return
 	fi
 	# shellcheck disable=SC2086
 	if make -s -C "$SRC_DIR" O="$obj" ARCH=x86_64 -j"$(nproc)" CC="ccache gcc" \
-		KCFLAGS=-Werror $objs >>"$log" 2>&1; then
+		KCFLAGS=-Werror "${ext[@]}" $objs >>"$log" 2>&1; then
 		echo "ok - the series builds with $name: $objs"
 	else
 		echo "not ok - the series does not build with $name: $objs"
@@ -61,4 +87,7 @@ check swap-off "CONFIG_SWAP=n" 'CONFIG_64BIT=y\n# CONFIG_SWAP is not set\n' \
 check hooks-off "CONFIG_SWAP=y, CONFIG_SWAPCACHE_AB_HOOKS=n" \
 	'CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_SWAP=y\nCONFIG_MODULES=y\n# CONFIG_SWAPCACHE_AB_HOOKS is not set\n' \
 	"mm/memory.o mm/page-writeback.o mm/mm_init.o mm/swap_state.o mm/swapfile.o mm/shmem.o mm/util.o mm/mincore.o"
+check module-memcg-off "CONFIG_MEMCG=n and CONFIG_FAULT_INJECTION=n (the module)" \
+	'CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_SWAP=y\nCONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' \
+	"module/main.o module/policies.o module/geometry.o"
 exit $status
