@@ -96,7 +96,7 @@ new=$(comm -13 <(sparse_core "$STOCK_SRC_DIR" "$STOCK_KERNEL_DIR" | grep -v swap
 [ -n "$new" ] && sed 's/^/# /' <<<"$new"
 result $([ -z "$new" ] && echo 0 || echo 1) "sparse: no new warnings in $(echo $core_files | wc -w) touched core files"
 
-# Advisory only, not a gate: README.md, "Review hygiene", says why
+# Advisory only, not a gate: CONTRIBUTING.md says why
 cf_files=(module/*.[ch] selftests/*.[ch])
 if command -v clang-format >/dev/null; then
 	cf_lines=0
