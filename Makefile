@@ -1,48 +1,61 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make ab      the A/B benchmark: each knob at 0 and 1 in the VM, and the
-#              stock kernel against the patched one without the module;
-#              LKP-style tables, CSV/JSON and plots (bench/ab.sh has the
-#              profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
-# make report  the tables, CSV, JSON and plots of a results folder again,
-#              from its raw lines and provenance (RESULTS=dir; default:
-#              bench/results and every folder under it)
-# make check   the test command (CI runs it), for 6.12 and then 6.1: build
-#              the debug kernel (KASAN, lockdep, DEBUG_VM, kmemleak:
-#              vm/debug.config) as bindeb-pkg packages, install the module
-#              through DKMS into a private root, lint, boot the packaged
-#              kernel in a QEMU VM and run the selftests there with the
-#              debug profile; TAP totals per kernel and over both, and
-#              "N passed, N failed"
-# make check KERNEL=patched  the same on the plain patched kernel (what
-#              make ab measures), with the full stress profile; quicker
-# make lint    checkpatch --strict and sparse on the series and the module;
-#              the series' core files built with CONFIG_SWAP=n and with the
-#              hooks off (vm/compile-check.sh)
-# make mutants apply each deliberate bug in vm/mutants/ in turn, rebuild
-#              what it touches, run the selftests it must break on the
-#              debug kernel, and print which were caught (MUTANTS=a,b: some)
-# make hook-cost  what a hook that is off costs, from the machine code:
-#              the mainline path of every hooked function, stock 6.12 vs
-#              patched (objdump), into bench/results/hook-cost.txt
-# make demo    boot the VM and show the knobs and counters moving on a
-#              small swap workload
-# make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
-#              kernel .debs and the swapcache-ab-dkms .deb installed by
-#              fleet/site.yml (Ansible), reboot, DKMS, the A/B, one
-#              report; a second run that changes nothing; fleet/remove.yml
-# make dkms-deb  the swapcache-ab-dkms .deb (dh-dkms), into build/dkms-deb/
-# make dkms-src  install the module's DKMS sources into
-#              $(DKMS_SOURCE_TREE)/swapcache_ab-<version> (default /usr/src),
-#              for "dkms add swapcache_ab/<version>"
-# KVER=6.1     any of these for Linux 6.1 alone (core-patch/6.1/,
-#              linux-source-6.1, trees in build/6.1/), KVER=6.12 for 6.12
-#              alone (the default but for make check); make mutants and
-#              make hook-cost are for 6.12
-# The module itself builds with kbuild through ./Kbuild:
+# The project's entry points: make (make help) lists them and their
+# variables.  The module builds with kbuild through ./Kbuild:
 #   make -C <kernel build dir> M=$PWD
 
-.PHONY: ab check demo fleet hook-cost lint mutants dkms-deb dkms-src clean report
+define HELP
+make ab      the A/B benchmark: each knob at 0 and 1 in the VM, and the
+             stock kernel against the patched one without the module;
+             LKP-style tables, CSV/JSON and plots (bench/ab.sh has the
+             profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
+make report  the tables, CSV, JSON and plots of a results folder again,
+             from its raw lines and provenance (RESULTS=dir; default:
+             bench/results and every folder under it)
+make check   the test command (CI runs it), for 6.12 and then 6.1: build
+             the debug kernel (KASAN, lockdep, DEBUG_VM, kmemleak:
+             vm/debug.config) as bindeb-pkg packages, install the module
+             through DKMS into a private root, lint, boot the packaged
+             kernel in a QEMU VM and run the selftests there with the
+             debug profile; TAP totals per kernel and over both, and
+             "N passed, N failed"
+make check KERNEL=patched  the same on the plain patched kernel (what
+             make ab measures), with the full stress profile; quicker
+make lint    checkpatch --strict and sparse on the series and the module;
+             the series' core files built with CONFIG_SWAP=n and with the
+             hooks off (vm/compile-check.sh)
+make mutants apply each deliberate bug in vm/mutants/ in turn, rebuild
+             what it touches, run the selftests it must break on the
+             debug kernel, and print which were caught (MUTANTS=a,b: some)
+make hook-cost  what a hook that is off costs, from the machine code:
+             the mainline path of every hooked function, stock 6.12 vs
+             patched (objdump), into bench/results/hook-cost.txt
+make demo    boot the VM and show the knobs and counters moving on a
+             small swap workload
+make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
+             kernel .debs and the swapcache-ab-dkms .deb installed by
+             fleet/site.yml (Ansible), reboot, DKMS, the A/B, one
+             report; a second run that changes nothing; fleet/remove.yml
+make dkms-deb  the swapcache-ab-dkms .deb (dh-dkms), into build/dkms-deb/
+make dkms-src  install the module's DKMS sources into
+             $$(DKMS_SOURCE_TREE)/swapcache_ab-<version> (default /usr/src),
+             for "dkms add swapcache_ab/<version>"
+make clean   what make check, ab and demo leave in build/ (VM logs,
+             selftests, bench), and the module's build outputs; the
+             kernel trees stay
+KVER=6.1     any of these for Linux 6.1 alone (core-patch/6.1/,
+             linux-source-6.1, trees in build/6.1/), KVER=6.12 for 6.12
+             alone (the default but for make check); make mutants and
+             make hook-cost are for 6.12
+endef
+
+.DEFAULT_GOAL := help
+.PHONY: help ab check demo fleet hook-cost lint mutants \
+	dkms-deb dkms-src clean report
+
+help:
+	$(info $(HELP))
+	@:
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SOURCE_TREE ?= /usr/src
