@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The project's entry points: make (make help) lists them and their
-# variables.  The module builds with kbuild through ./Kbuild:
-#   make -C <kernel build dir> M=$PWD
+# variables.  The module builds with kbuild through ./Kbuild, as DKMS
+# builds it: make module KDIR=<kernel build dir>.
 
 define HELP
 make ab      the A/B benchmark: each knob at 0 and 1 in the VM, and the
@@ -36,6 +36,9 @@ make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
              kernel .debs and the swapcache-ab-dkms .deb installed by
              fleet/site.yml (Ansible), reboot, DKMS, the A/B, one
              report; a second run that changes nothing; fleet/remove.yml
+make module  the module in place (module/swapcache_ab.ko) against the
+             kernel build directory KDIR (default the running kernel's,
+             /lib/modules/$$(uname -r)/build), as DKMS builds it
 make dkms-deb  the swapcache-ab-dkms .deb (dh-dkms), into build/dkms-deb/
 make dkms-src  install the module's DKMS sources into
              $$(DKMS_SOURCE_TREE)/swapcache_ab-<version> (default /usr/src),
@@ -50,7 +53,7 @@ KVER=6.1     any of these for Linux 6.1 alone (core-patch/6.1/,
 endef
 
 .DEFAULT_GOAL := help
-.PHONY: help ab check demo fleet hook-cost lint mutants \
+.PHONY: help ab check demo fleet hook-cost lint module mutants \
 	dkms-deb dkms-src clean report
 
 help:
@@ -88,6 +91,11 @@ fleet:
 
 dkms-deb:
 	vm/build-dkms-deb.sh
+
+# The module against a kernel's build directory, as DKMS projects build it
+KDIR ?= /lib/modules/$(shell uname -r)/build
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # The core objects whose code holds a hook site, inlined or not (those
 # built in vm/kernel.config's configuration)
