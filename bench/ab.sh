@@ -191,7 +191,6 @@ if [ "$lock_pass" = 1 ]; then
 		"$locks_kdir/kernel/torture.ko" "$locks_kdir/kernel/locking/locktorture.ko"
 fi
 
-release() { make -s -C "$SRC_DIR" O="$(kernel_dir "$1")" kernelrelease; }
 # A random permutation of the arguments, reproducible from SEED and a salt
 shuffle() { # salt words...
 	python3 -c 'import random, sys; w = sys.argv[2:]; random.Random(sys.argv[1]).shuffle(w); print(" ".join(w))' \
@@ -325,10 +324,10 @@ json.dump({
                 "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
-    "kernel_releases": {"patched": "$(release patched)",
-                        "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock)",
-                        "stock2": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && release stock2)",
-                        $(for k in $ref_kernels $([ "$lock_pass" = 1 ] && echo locks); do printf '"%s": "%s", ' "$k" "$(release "$k")"; done)},
+    "kernel_releases": {"patched": "$(kernel_release patched)",
+                        "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && kernel_release stock)",
+                        "stock2": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && kernel_release stock2)",
+                        $(for k in $ref_kernels $([ "$lock_pass" = 1 ] && echo locks); do printf '"%s": "%s", ' "$k" "$(kernel_release "$k")"; done)},
     "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
     "pass_seconds": {$(for k in "${!pass_seconds[@]}"; do printf '"%s": %s, ' "$k" "${pass_seconds[$k]}"; done)},
     "qemu": "$(qemu-system-x86_64 --version | head -1)",

@@ -40,7 +40,7 @@ step "host kernel build" vm/build-kernel.sh host
 step "host kernel packages" vm/build-packages.sh host
 dkms_deb=$(vm/build-dkms-deb.sh | head -n 1)
 make -s -C bench OUT="$dir/bench"
-release=$(make -s -C "$SRC_DIR" O="$(kernel_dir host)" kernelrelease)
+release=$(kernel_release host)
 image_deb=$(kernel_deb host linux-image "$release")
 headers_deb=$(kernel_deb host linux-headers "$release")
 

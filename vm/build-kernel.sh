@@ -30,13 +30,11 @@ shift || true
 targets=(bzImage modules)
 [ $# -gt 0 ] && targets=("$@")
 obj=$(kernel_dir "$variant")
-src=$SRC_DIR
+src=$(kernel_src_dir "$variant")
 case $variant in
-stock) src=$STOCK_SRC_DIR ;;
 stock2)
 	# Hard links to stock's source: the same relative paths from objects
 	# to source, so ccache builds it from stock's objects
-	src=$STOCK2_SRC_DIR
 	"$top/vm/build-kernel.sh" stock prepare
 	if [ ! -f "$src/Makefile" ]; then
 		mkdir -p "$(dirname "$src")"
@@ -54,7 +52,6 @@ ref-*)
 	# stock's tree.  A changed patch relinks the tree from stock
 	[ "$KVER" = 6.12 ] || die "bench/reference/ patches stock 6.12, not $KVER"
 	ref_patch=$REFERENCE_DIR/${variant#ref-}.patch
-	src=$BUILD_DIR/$variant/linux
 	"$top/vm/build-kernel.sh" stock prepare
 	if [ -f "$src/Makefile" ] && ! cmp -s "$ref_patch" "$src/.swapcache_ab-reference.patch"; then
 		log "$(basename "$ref_patch") changed: relinking $src from stock"

@@ -17,7 +17,7 @@ variant=${1:-patched}
 obj=$(kernel_dir "$variant")
 [ -f "$obj/arch/x86/boot/bzImage" ] || die "no kernel in $obj: run vm/build-kernel.sh $variant"
 
-release=$(make -s -C "$SRC_DIR" O="$obj" kernelrelease)
+release=$(kernel_release "$variant")
 out=$(packages_dir "$variant")
 export CCACHE_DIR
 # A fixed package version keeps "uname -v" (#1) and so init/version.o from

@@ -60,7 +60,7 @@ vm/compile-check.sh | tee -a "$host_tap" || true
 
 echo "# host: the $variant kernel's packages, the module through DKMS into a private root"
 vm/dkms-install.sh "$variant" | tee -a "$host_tap" || true
-release=$(make -s -C "$SRC_DIR" O="$(kernel_dir "$variant")" kernelrelease)
+release=$(kernel_release "$variant")
 root=$(dkms_root "$variant")
 kernel=$root/boot/vmlinuz-$release
 ko=$root/lib/modules/$release/updates/dkms/swapcache_ab.ko

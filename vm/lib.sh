@@ -101,6 +101,19 @@ kernel_dir() {
 	*) die "unknown kernel variant '$1' (patched, debug, locks, host, stock, stock2 or ref-NAME)" ;;
 	esac
 }
+# A variant's kernel source tree: stock's for stock, hard links to it for
+# stock2 and ref-NAME (vm/build-kernel.sh), build/linux for the others
+kernel_src_dir() {
+	case $1 in
+	stock) echo "$STOCK_SRC_DIR" ;;
+	stock2) echo "$STOCK2_SRC_DIR" ;;
+	ref-*) echo "$BUILD_DIR/$1/linux" ;;
+	*) echo "$SRC_DIR" ;;
+	esac
+}
+# A configured variant's release (uname -r, and the packages' names): the
+# version, then the localversion vm/build-kernel.sh writes into its tree
+kernel_release() { make -s -C "$(kernel_src_dir "$1")" O="$(kernel_dir "$1")" kernelrelease; }
 # The debug kernel's selftest profile (make check, make mutants): under the
 # sanitizers in TCG a swapped page costs ~20x what it does on the plain
 # kernel, and one run of upstream's cow minutes: an eighth of the memory,
