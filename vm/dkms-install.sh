@@ -38,11 +38,10 @@ private_dkms() {
 		--sourcetree "$r/usr/src" --installtree "$r/lib/modules" "$@" >>"$dkms_log" 2>&1
 }
 
-image=$(ls "$pkgs"/linux-image-*.deb 2>/dev/null | grep -v -- -dbg_)
-headers=$(ls "$pkgs"/linux-headers-*.deb 2>/dev/null)
-[ -f "$image" ] && [ -f "$headers" ] || die "no packages in $pkgs: run vm/build-packages.sh $variant"
-release=$(dpkg-deb -f "$headers" Package)
-release=${release#linux-headers-}
+release=$(kernel_release "$variant")
+image=$(kernel_deb "$variant" linux-image "$release")
+headers=$(kernel_deb "$variant" linux-headers "$release")
+[ -f "$image" ] && [ -f "$headers" ] || die "no packages for $release in $pkgs: run vm/build-packages.sh $variant"
 
 rm -rf "$root" "$dkms_log"
 mkdir -p "$root"
