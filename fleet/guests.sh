@@ -50,7 +50,7 @@ ssh_guest() { # port command...
 start() {
 	local n=$1 i port base accel deadline
 	[[ $n =~ ^[1-9][0-9]?$ ]] || die "start N: N is the number of guests (1-99), not '$n'"
-	accel=$(fleet_qemu_accel)
+	accel=$(qemu_accel_args)
 	base=$("$top/fleet/image.sh")
 	stop
 	{

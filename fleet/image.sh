@@ -95,7 +95,7 @@ dd if="$dir/root.ext4" of="$raw" bs=1M seek=1 conv=notrunc,sparse status=none
 rm -f "$dir/root.ext4"
 
 log "first boot: installing GRUB from inside the guest"
-accel=$(fleet_qemu_accel)
+accel=$(qemu_accel_args)
 # shellcheck disable=SC2086 # the words of $accel
 timeout 900 qemu-system-x86_64 $accel -m 1024 -smp 2 -nographic -no-reboot \
 	-kernel "$dir/first-boot-vmlinuz" -initrd "$dir/first-boot-initrd" \

@@ -57,13 +57,14 @@ stock_612_src() {
 		KVER=6.12 "$top/vm/build-kernel.sh" stock prepare >&2 || die "preparing stock 6.12"
 	echo "$src"
 }
-# QEMU for the fleet's Debian guests: TCG unless ACCEL=kvm (nested KVM is
-# unusable on the machines this was written on; -cpu host there fails on
-# MSR 0x10a), one host thread a guest as in vm/run-vm.sh: QEMU's -accel and
-# -cpu words
-fleet_qemu_accel() {
+# QEMU's -accel and -cpu words, for the test VM and the fleet's Debian
+# guests: TCG unless ACCEL=kvm (nested KVM is unusable on the machines this
+# was written on; -cpu host there fails on MSR 0x10a), its vCPUs in one
+# host thread unless THREAD is multi, on a CPU without 5-level paging
+# (vm/run-vm.sh says why of both)
+qemu_accel_args() { # [tcg-thread]
 	case ${ACCEL:-tcg} in
-	tcg) echo "-accel tcg,thread=single -cpu max,la57=off" ;;
+	tcg) echo "-accel tcg,thread=${1:-single} -cpu max,la57=off" ;;
 	kvm) echo "-accel kvm -cpu host" ;;
 	*) die "ACCEL must be tcg or kvm" ;;
 	esac

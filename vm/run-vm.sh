@@ -23,7 +23,6 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 
 kernel=$1 initrd=$2 job=$3 args=${4:-}
-accel=${ACCEL:-tcg}
 logdir=${VM_LOG_DIR:-$BUILD_DIR/vm}
 mkdir -p "$logdir"
 name=${VM_NAME:-$job}
@@ -43,11 +42,9 @@ results=$logdir/$name-output.log
 # the kernel runs 5-level; KASAN then took a per-CPU address of the LA57
 # direct map for a wild access and panicked the boot (seen once, a cold
 # CI run booting while a second VM ran beside it).
-case $accel in
-tcg) cpu=max,la57=off accel=tcg,thread=${VM_TCG_THREAD:-single} ;;
-kvm) cpu=host ;;
-*) die "ACCEL must be tcg or kvm" ;;
-esac
+words=$(qemu_accel_args "${VM_TCG_THREAD:-single}") || exit 1
+read -r -a accel_args <<<"$words"
+accel=${accel_args[1]}
 icount=()
 # sleep=off jumps the guest clock to its next timer whenever the guest
 # idles; VM_ICOUNT_SLEEP=on lets idle time pass at the host's pace, so
@@ -87,7 +84,7 @@ fi
 
 log "booting $(basename "$kernel") (accel=$accel${icount:+, icount}) for $job; console: $console"
 timeout --foreground "${VM_TIMEOUT:-1800}" \
-	qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "${VM_CPUS:-2}" -m 1536M \
+	qemu-system-x86_64 "${accel_args[@]}" -smp "${VM_CPUS:-2}" -m 1536M \
 	"${icount[@]}" "${disk[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$console" -chardev stdio,id=out,signal=off -serial chardev:out \
