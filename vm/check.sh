@@ -48,7 +48,7 @@ export VM_TIMEOUT=${VM_TIMEOUT:-$(selftests_vm_timeout "$variant" "${VM_TESTS:-}
 host_tap=$logdir/host.tap
 : >"$host_tap"
 host_result() { # status description
-	if [ "$1" -eq 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi | tee -a "$host_tap"
+	tap_result "$@" | tee -a "$host_tap"
 }
 
 echo "# host: the series on linux-source-$(make -s -C "$SRC_DIR" kernelversion), checkpatch and sparse"

@@ -24,11 +24,6 @@ pkgs=$(packages_dir "$variant")
 root=$(dkms_root "$variant")
 version=$(module_version)
 dkms_log=$root.log
-failed=0
-
-result() { # status description
-	if [ "$1" -eq 0 ]; then echo "ok - $2"; else echo "not ok - $2"; failed=1; fi
-}
 # dkms with every tree inside $1, the rest of the arguments after the action
 private_dkms() {
 	local r=$1 action=$2
@@ -46,7 +41,7 @@ headers=$(kernel_deb "$variant" linux-headers "$release")
 rm -rf "$root" "$dkms_log"
 mkdir -p "$root"
 dpkg-deb -x "$image" "$root" && dpkg-deb -x "$headers" "$root"
-result $? "unpacked $(basename "$image") and $(basename "$headers") into $root"
+tap_result $? "unpacked $(basename "$image") and $(basename "$headers") into $root"
 ksrc=$root/usr/src/linux-headers-$release
 # bindeb-pkg's headers carry no .config (Debian's do); the image's copy
 # stands in for the one dkms keeps with its build log
@@ -57,33 +52,33 @@ kconfig=$root/boot/config-$release
 # pointed at the private root)
 dkms_deb=$("$top/vm/build-dkms-deb.sh" 2>>"$dkms_log" | head -n 1)
 [ "$(dpkg-deb -f "$dkms_deb" Version 2>/dev/null)" = "$version" ]
-result $? "built $(basename "$dkms_deb") with dh-dkms, version dkms.conf's $version"
+tap_result $? "built $(basename "$dkms_deb") with dh-dkms, version dkms.conf's $version"
 dpkg-deb -x "$dkms_deb" "$root" && [ -f "$root/usr/src/swapcache_ab-$version/dkms.conf" ]
-result $? "unpacked it into $root: /usr/src/swapcache_ab-$version"
+tap_result $? "unpacked it into $root: /usr/src/swapcache_ab-$version"
 
 private_dkms "$root" add
-result $? "dkms add swapcache_ab/$version"
+tap_result $? "dkms add swapcache_ab/$version"
 private_dkms "$root" build -k "$release" --kernelsourcedir "$ksrc" --config "$kconfig"
-result $? "dkms build swapcache_ab/$version against linux-headers-$release"
+tap_result $? "dkms build swapcache_ab/$version against linux-headers-$release"
 # depmod on the private root here, not dkms's on the host's /lib/modules
 private_dkms "$root" install -k "$release" --kernelsourcedir "$ksrc" --config "$kconfig" --no-depmod
-result $? "dkms install swapcache_ab/$version for $release"
+tap_result $? "dkms install swapcache_ab/$version for $release"
 depmod -b "$root" -F "$root/boot/System.map-$release" "$release" >>"$dkms_log" 2>&1
-result $? "depmod -b on the private root"
+tap_result $? "depmod -b on the private root"
 
 ko=$root/lib/modules/$release/updates/dkms/swapcache_ab.ko
 found=$(modinfo -b "$root" -k "$release" -n swapcache_ab 2>/dev/null)
 [ "$found" = "$ko" ]
-result $? "modinfo finds swapcache_ab at /lib/modules/$release/updates/dkms (${found#"$root"})"
+tap_result $? "modinfo finds swapcache_ab at /lib/modules/$release/updates/dkms (${found#"$root"})"
 
 # The vermagic of a module the kernel package ships is the kernel's own
 ref=$(find "$root/lib/modules/$release/kernel" -name '*.ko*' | head -1)
 want=$(modinfo -F vermagic "$ref" 2>/dev/null)
 got=$(modinfo -F vermagic "$ko" 2>/dev/null)
 [ -n "$want" ] && [ "$got" = "$want" ] && [ "${got%% *}" = "$release" ]
-result $? "vermagic '$got' is the kernel's ('$want', from $(basename "$ref"))"
+tap_result $? "vermagic '$got' is the kernel's ('$want', from $(basename "$ref"))"
 [ "$(modinfo -F version "$ko" 2>/dev/null)" = "$version" ]
-result $? "installed module's MODULE_VERSION is dkms.conf's $version"
+tap_result $? "installed module's MODULE_VERSION is dkms.conf's $version"
 
 # A kernel without the hooks: Debian 12's own headers, unpacked likewise
 stock_root=$(dkms_root debian-stock)
@@ -101,7 +96,7 @@ if [ -z "$stock" ]; then
 	stock=$(debian_headers)
 fi
 if [ -z "$stock" ]; then
-	result 1 "found Debian's linux-headers-amd64 in apt (apt-get update?)"
+	tap_result 1 "found Debian's linux-headers-amd64 in apt (apt-get update?)"
 else
 	mkdir -p "$debs"
 	[ -n "$(ls "$debs/${stock}"_*.deb 2>/dev/null)" ] ||
@@ -113,15 +108,15 @@ else
 	stock_ksrc=$stock_root/usr/src/$stock
 	grep -q '^CONFIG_SWAPCACHE_AB_HOOKS' "$stock_ksrc/.config"
 	[ $? -eq 1 ]
-	result $? "$stock has no CONFIG_SWAPCACHE_AB_HOOKS"
+	tap_result $? "$stock has no CONFIG_SWAPCACHE_AB_HOOKS"
 	dpkg-deb -x "$dkms_deb" "$stock_root"
 	private_dkms "$stock_root" add
 	private_dkms "$stock_root" build -k "$stock_release" --kernelsourcedir "$stock_ksrc"
 	rc=$?
 	[ $rc -eq 77 ] && tail -5 "$dkms_log" | grep -q 'BUILD_EXCLUSIVE directive which does not match' &&
 		[ -z "$(find "$stock_root/var/lib/dkms" -name '*.ko')" ]
-	result $? "dkms skips $stock_release (exit $rc, the BUILD_EXCLUSIVE message, no .ko built)"
+	tap_result $? "dkms skips $stock_release (exit $rc, the BUILD_EXCLUSIVE message, no .ko built)"
 fi
 
 echo "# dkms log: $dkms_log" >&2
-exit $failed
+exit $((tap_failed > 0))

@@ -69,6 +69,22 @@ qemu_accel_args() { # [tcg-thread]
 	*) die "ACCEL must be tcg or kvm" ;;
 	esac
 }
+# A check's TAP line: "ok - DESCRIPTION" for a status of 0, "not ok - ..."
+# for another; numbered ("ok N - ...") where a script sets tap_numbered=1.
+# tap_count and tap_failed count the lines.  A failed check is counted,
+# not fatal: it returns 0
+tap_count=0 tap_failed=0 tap_numbered=0
+tap_result() { # status description
+	local n=
+	tap_count=$((tap_count + 1))
+	[ "$tap_numbered" = 1 ] && n=" $tap_count"
+	if [ "$1" -eq 0 ]; then
+		echo "ok$n - $2"
+	else
+		echo "not ok$n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -33,22 +33,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top" || exit 1
 
-failed=0 passed=0
-result() { # status description
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $2"
-		failed=$((failed + 1))
-	fi
-}
 comment() { sed 's/^/# /'; }
 
 version=$(module_version)
 changelog=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
 [ -n "$version" ] && [ "$changelog" = "$version" ]
-result $? "debian/changelog's version '$changelog' is dkms.conf's PACKAGE_VERSION '$version'"
+tap_result $? "debian/changelog's version '$changelog' is dkms.conf's PACKAGE_VERSION '$version'"
 
 # DKMS's own defaults (dkms 3.0.10): the make and clean commands, and a
 # module named after the package
@@ -56,7 +46,7 @@ make_default='"make -C \$\{?kernel_source_dir\}? M=\$\{?dkms_tree\}?/[^ ]*/build
 defaults=$(grep -nE "^MAKE\[0\]=$make_default( modules)?\"$|^CLEAN=$make_default clean\"$|^BUILT_MODULE_NAME\[0\]=\"?swapcache_ab\"?$" dkms.conf)
 [ -z "$defaults" ] || comment <<<"$defaults"
 [ -z "$defaults" ]
-result $? "dkms.conf repeats no DKMS default (MAKE[0], CLEAN, BUILT_MODULE_NAME)"
+tap_result $? "dkms.conf repeats no DKMS default (MAKE[0], CLEAN, BUILT_MODULE_NAME)"
 
 scratch=$top/build/lint-packaging
 rm -rf "$scratch"
@@ -65,7 +55,7 @@ debs=$(vm/build-dkms-deb.sh 2>"$scratch/build-dkms-deb.log")
 rc=$?
 deb=$(sed -n 1p <<<"$debs") bench_deb=$(sed -n 2p <<<"$debs")
 [ $rc -eq 0 ] || comment <"$scratch/build-dkms-deb.log"
-result $rc "vm/build-dkms-deb.sh: source package, $(basename "${deb:-swapcache-ab-dkms.deb}"), $(basename "${bench_deb:-swapcache-ab-bench.deb}") and .changes"
+tap_result $rc "vm/build-dkms-deb.sh: source package, $(basename "${deb:-swapcache-ab-dkms.deb}"), $(basename "${bench_deb:-swapcache-ab-bench.deb}") and .changes"
 out=$top/build/dkms-deb
 changes=$out/swapcache-ab_${version}_$(dpkg --print-architecture).changes
 tarball=$out/swapcache-ab_$version.tar.xz
@@ -75,10 +65,10 @@ if [ -f "$tarball" ]; then
 	leaked=$(tar tJf "$tarball" | grep -E '^[^/]+/(build|\.git)(/|$)|\.(o|ko|mod)$|\.cmd$|__pycache__' | head -5)
 	[ -z "$leaked" ] || comment <<<"$leaked"
 	[ -z "$leaked" ]
-	result $? \
+	tap_result $? \
 		"source package $(basename "$tarball") holds no build/, .git or build outputs ($(tar tJf "$tarball" | wc -l) entries)"
 else
-	result 1 "source package $(basename "$tarball") was built"
+	tap_result 1 "source package $(basename "$tarball") was built"
 fi
 
 # debian/source/options itself, as dpkg-source applies it to a source
@@ -97,10 +87,10 @@ if (cd "$scratch/options" && dpkg-source -b "swapcache-ab-$version") >"$scratch/
 	kept=$(grep -E '/(build|__pycache__)/|\.(o|ko|mod|mod\.c|cmd)$|Module\.symvers|modules\.order' <<<"$listing")
 	[ -z "$kept" ] || comment <<<"$kept"
 	grep -qx "swapcache-ab-$version/Kbuild" <<<"$listing" && [ -z "$kept" ]
-	result $? "debian/source/options: dpkg-source -b leaves build/, module build outputs and __pycache__ out, keeps the sources"
+	tap_result $? "debian/source/options: dpkg-source -b leaves build/, module build outputs and __pycache__ out, keeps the sources"
 else
 	comment <"$scratch/options.log"
-	result 1 "debian/source/options: dpkg-source -b on a tree with build outputs"
+	tap_result 1 "debian/source/options: dpkg-source -b on a tree with build outputs"
 fi
 
 if [ -f "$changes" ]; then
@@ -111,10 +101,10 @@ if [ -f "$changes" ]; then
 	tags=$(grep -v 'running with root privileges' "$scratch/lintian.log")
 	[ -z "$tags" ] || comment <<<"$tags"
 	[ $rc -eq 0 ] && [ -z "$tags" ]
-	result $? \
+	tap_result $? \
 		"lintian --pedantic $(basename "$changes") (.dsc, $(grep -c '\.deb$' <(sed -n '/^Files:/,/^[^ ]/p' "$changes")) .debs): exit $rc, $(grep -c . <<<"$tags") tags"
 else
-	result 1 "vm/build-dkms-deb.sh kept $(basename "$changes")"
+	tap_result 1 "vm/build-dkms-deb.sh kept $(basename "$changes")"
 fi
 
 # DKMS as a host runs it, on the package's own files, in private trees
@@ -138,12 +128,12 @@ dkms_check() { # name config-lines-in-auto.conf with-.config(0|1) want(skip|buil
 	desc+="CONFIG_SWAPCACHE_AB_HOOKS=y"
 	if [ "$want" = skip ]; then
 		[ $rc -eq 77 ] && grep -q 'BUILD_EXCLUSIVE directive which does not match' "$log"
-		result $? "dkms build skips $kver ($desc): exit $rc, $(grep -o 'includes a BUILD_EXCLUSIVE directive[^.]*' "$log" || echo 'no BUILD_EXCLUSIVE message')"
+		tap_result $? "dkms build skips $kver ($desc): exit $rc, $(grep -o 'includes a BUILD_EXCLUSIVE directive[^.]*' "$log" || echo 'no BUILD_EXCLUSIVE message')"
 	else
 		# make.log: in the build directory, as the build failed
 		[ $rc -ne 77 ] && ! grep -q BUILD_EXCLUSIVE "$log" &&
 			grep -rqs 'fake kernel tree: make modules' "$scratch/$name-dkms"
-		result $? "dkms build goes on to make for $kver ($desc): exit $rc (the fake tree builds no .ko)"
+		tap_result $? "dkms build goes on to make for $kver ($desc): exit $rc (the fake tree builds no .ko)"
 	fi
 	[ $rc -eq 77 ] || [ "$want" = build ] || comment <"$log"
 }
@@ -164,12 +154,12 @@ DKMS
 	PATH=$bin:$PATH dkms autoinstall -k "$kver" >"$log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || comment <"$log"
-	result $rc "dkms autoinstall -k $kver (DKMS's kernel hook) leaves swapcache_ab alone: exit $rc"
+	tap_result $rc "dkms autoinstall -k $kver (DKMS's kernel hook) leaves swapcache_ab alone: exit $rc"
 	PATH=$bin:$PATH SWAPCACHE_AB_MODULES_DIR=$scratch/$name-modules \
 		"$scratch/pkg/etc/kernel/postinst.d/swapcache-ab-dkms" "$kver" >"$log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && grep -q 'BUILD_EXCLUSIVE directive which does not match' "$log"
-	result $? "/etc/kernel/postinst.d/swapcache-ab-dkms $kver (no hooks): exit $rc, $(grep -o 'has no CONFIG_SWAPCACHE_AB_HOOKS[^:]*' "$log" || echo 'no skip message')"
+	tap_result $? "/etc/kernel/postinst.d/swapcache-ab-dkms $kver (no hooks): exit $rc, $(grep -o 'has no CONFIG_SWAPCACHE_AB_HOOKS[^:]*' "$log" || echo 'no skip message')"
 	[ $rc -eq 0 ] || comment <"$log"
 }
 if [ -f "${deb:-}" ] && dpkg-deb -x "$deb" "$scratch/pkg"; then
@@ -178,9 +168,9 @@ if [ -f "${deb:-}" ] && dpkg-deb -x "$deb" "$scratch/pkg"; then
 	dkms_check hooks 'CONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' 0 build
 	kernel_hooks_check nohooks
 	[ -x "$scratch/pkg/etc/kernel/header_postinst.d/swapcache-ab-dkms" ]
-	result $? "swapcache-ab-dkms ships its kernel hook in /etc/kernel/postinst.d and header_postinst.d"
+	tap_result $? "swapcache-ab-dkms ships its kernel hook in /etc/kernel/postinst.d and header_postinst.d"
 else
-	result 1 "the swapcache-ab-dkms .deb unpacked for the DKMS checks"
+	tap_result 1 "the swapcache-ab-dkms .deb unpacked for the DKMS checks"
 fi
 
 # swapcache-ab-bench: the runner finds its workloads beside itself, the
@@ -197,12 +187,12 @@ if [ -f "${bench_deb:-}" ] && dpkg-deb -x "$bench_deb" "$scratch/bench-pkg"; the
 		grep -q '^usage: .*swapcache-ab-fleet-report RESULTS_DIR' <<<"$usage"
 	rc=$?
 	[ $rc -eq 0 ] || comment <<<"$usage"
-	result $rc "swapcache-ab-bench: runner, workloads and reports under /usr/libexec/swapcache-ab, commands in /usr/bin; they run unpacked"
+	tap_result $rc "swapcache-ab-bench: runner, workloads and reports under /usr/libexec/swapcache-ab, commands in /usr/bin; they run unpacked"
 	depends=$(dpkg-deb -f "$bench_deb" Depends)
 	grep -q 'python3-scipy' <<<"$depends" && grep -q 'python3-numpy' <<<"$depends" && grep -q 'libc6' <<<"$depends"
-	result $? "swapcache-ab-bench depends on python3-scipy, python3-numpy and its shared libraries: $depends"
+	tap_result $? "swapcache-ab-bench depends on python3-scipy, python3-numpy and its shared libraries: $depends"
 else
-	result 1 "the swapcache-ab-bench .deb unpacked"
+	tap_result 1 "the swapcache-ab-bench .deb unpacked"
 fi
 
 # The fleet's apt repository (vm/build-apt-repo.sh) of the two .debs, as a
@@ -245,7 +235,7 @@ if [ -f "${deb:-}" ] && [ -f "${bench_deb:-}" ] &&
 	apt_repo_check "$keyring" fleet-key
 	rc=$?
 	[ $rc -eq 0 ] || comment <"$scratch/apt-fleet-key.log"
-	result $rc "apt-get (private root, Signed-By the exported key) reads vm/build-apt-repo.sh's signed index: $(
+	tap_result $rc "apt-get (private root, Signed-By the exported key) reads vm/build-apt-repo.sh's signed index: $(
 		awk '/^swapcache-ab-[a-z]*:$/ { p = $1 } /^  Candidate: / { printf "%s%s %s", sep, p, $2; sep = ", " }' \
 			"$scratch/apt-fleet-key.log")"
 	# Another throwaway key, which did not sign the repository
@@ -258,11 +248,11 @@ if [ -f "${deb:-}" ] && [ -f "${bench_deb:-}" ] &&
 	apt_repo_check "$other/keyring.gpg" other-key
 	rc=$?
 	[ $rc -ne 0 ] && grep -q 'NO_PUBKEY\|not signed' "$scratch/apt-other-key.log"
-	result $? "apt-get refuses the repository with Signed-By a key that did not sign it: $(
+	tap_result $? "apt-get refuses the repository with Signed-By a key that did not sign it: $(
 		grep -o 'NO_PUBKEY [0-9A-F]*\|is not signed' "$scratch/apt-other-key.log" | head -1)"
 else
 	comment <"$scratch/build-apt-repo.log"
-	result 1 "vm/build-apt-repo.sh: a signed repository of $(basename "${deb:-swapcache-ab-dkms.deb}") and $(basename "${bench_deb:-swapcache-ab-bench.deb}")"
+	tap_result 1 "vm/build-apt-repo.sh: a signed repository of $(basename "${deb:-swapcache-ab-dkms.deb}") and $(basename "${bench_deb:-swapcache-ab-bench.deb}")"
 fi
 
 # Ansible: its own cache in build/, no network
@@ -270,16 +260,16 @@ if command -v ansible-lint >/dev/null; then
 	lint=$(XDG_CACHE_HOME=$scratch/cache ansible-lint --offline --strict --nocolor -p fleet/ 2>&1)
 	rc=$?
 	[ $rc -eq 0 ] || comment <<<"$lint"
-	result $rc "ansible-lint --strict fleet/: $(grep -cE '^[^ ]+:[0-9]+' <<<"$lint") violations"
+	tap_result $rc "ansible-lint --strict fleet/: $(grep -cE '^[^ ]+:[0-9]+' <<<"$lint") violations"
 else
-	result 1 "ansible-lint installed (vm/install-deps.sh)"
+	tap_result 1 "ansible-lint installed (vm/install-deps.sh)"
 fi
 for p in fleet/site.yml fleet/remove.yml; do
 	out=$(ANSIBLE_CONFIG=$top/fleet/ansible.cfg ansible-playbook -i localhost, --syntax-check "$p" 2>&1)
 	rc=$?
 	[ $rc -eq 0 ] || comment <<<"$out"
-	result $rc "ansible-playbook --syntax-check $p"
+	tap_result $rc "ansible-playbook --syntax-check $p"
 done
 
-echo "# lint-packaging: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "# lint-packaging: $((tap_count - tap_failed)) passed, $tap_failed failed"
+[ "$tap_failed" -eq 0 ]

@@ -20,11 +20,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top"
 
-n=0 failed=0
-result() { # status description
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+tap_numbered=1
 checkpatch() { # checkpatch arguments...
 	local out
 	out=$(cd /tmp && "$SRC_DIR/scripts/checkpatch.pl" --strict --no-tree "$@" 2>&1)
@@ -36,12 +32,12 @@ checkpatch() { # checkpatch arguments...
 series=$(cat "$SERIES_DIR/series")
 for p in $series; do
 	checkpatch "$SERIES_DIR/$p"
-	result $? "checkpatch --strict: core-patch/$KVER/$p"
+	tap_result $? "checkpatch --strict: core-patch/$KVER/$p"
 done
 for f in module/*.[ch] selftests/test_modules/*.c; do
 	case $f in *.mod.c) continue ;; esac
 	checkpatch -f "$top/$f"
-	result $? "checkpatch --strict: $f"
+	tap_result $? "checkpatch --strict: $f"
 done
 
 # Hook points only: the budget of lines the hook patches add to the kernel,
@@ -60,18 +56,18 @@ added_lines() { # patch
 HOOK_BUDGET=150
 read -r first _ <<<"$series"
 if [ -z "$first" ] || [ ! -f "$SERIES_DIR/$first" ]; then
-	result 1 "core-patch/$KVER/series names its patches (first: '$first')"
+	tap_result 1 "core-patch/$KVER/series names its patches (first: '$first')"
 else
 	added=0
 	for p in $series; do
 		[ "$p" = "$first" ] || added=$((added + $(added_lines "$p")))
 	done
-	result $(( added > HOOK_BUDGET )) \
+	tap_result $(( added > HOOK_BUDGET )) \
 		"core-patch/$KVER hook patches add $added lines outside Documentation/ (at most $HOOK_BUDGET)"
 	# Patch 1 converts call sites and may add helpers, not hook code
 	hooks=$(grep -ci '^+.*swapcache_ab' "$SERIES_DIR/$first")
 	first_added=$(added_lines "$first")
-	result $(( hooks > 0 || first_added > 40 )) \
+	tap_result $(( hooks > 0 || first_added > 40 )) \
 		"core-patch/$KVER/$first adds no hook ($hooks lines name swapcache_ab) in $first_added lines (at most 40)"
 fi
 
@@ -79,7 +75,7 @@ fi
 out=$(make -s -C "$KERNEL_DIR" M="$top" C=2 CHECK="sparse -Wno-decl" module/swapcache_ab.o 2>&1)
 warnings=$(grep -cE ': (warning|error):' <<<"$out")
 grep -E ': (warning|error):' <<<"$out" | sed 's/^/# /'
-result $(( warnings > 0 )) "sparse: module, $warnings warnings"
+tap_result $(( warnings > 0 )) "sparse: module, $warnings warnings"
 
 core_files=$(grep -h '^+++ b/' "$SERIES_DIR"/0*.patch | sed 's|^+++ b/||' | grep '\.c$' | sort -u)
 sparse_core() { # source dir, object dir
@@ -94,7 +90,7 @@ sparse_core() { # source dir, object dir
 new=$(comm -13 <(sparse_core "$STOCK_SRC_DIR" "$STOCK_KERNEL_DIR" | grep -v swapcache_ab) \
 	<(sparse_core "$SRC_DIR" "$KERNEL_DIR"))
 [ -n "$new" ] && sed 's/^/# /' <<<"$new"
-result $([ -z "$new" ] && echo 0 || echo 1) "sparse: no new warnings in $(echo $core_files | wc -w) touched core files"
+tap_result $([ -z "$new" ] && echo 0 || echo 1) "sparse: no new warnings in $(echo $core_files | wc -w) touched core files"
 
 # Advisory only, not a gate: CONTRIBUTING.md says why
 cf_files=(module/*.[ch] selftests/*.[ch])
@@ -107,7 +103,7 @@ if command -v clang-format >/dev/null; then
 	echo "# clang-format (advisory): $cf_lines diff lines over ${#cf_files[@]} files"
 fi
 
-echo "1..$n"
-echo "# lint: $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
-"$top/vm/lint-packaging.sh" && [ "$failed" -eq 0 ]
+echo "1..$tap_count"
+echo "# lint: $((tap_count - tap_failed)) passed, $tap_failed failed"
+[ "$tap_failed" -eq 0 ]
+"$top/vm/lint-packaging.sh" && [ "$tap_failed" -eq 0 ]

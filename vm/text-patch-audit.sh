@@ -23,11 +23,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=${1:-$(kernel_dir locks)}
 [ -f "$kdir/vmlinux" ] || die "$kdir/vmlinux missing: vm/build-kernel.sh locks"
 
-status=0
 for opt in JUMP_LABEL DYNAMIC_FTRACE FUNCTION_TRACER KPROBES BPF_SYSCALL LIVEPATCH PREEMPT_DYNAMIC; do
 	if grep -q "^CONFIG_$opt=y" "$kdir/.config"; then
-		echo "not ok - CONFIG_$opt=y patches text at runtime"
-		status=1
+		tap_result 1 "CONFIG_$opt=y patches text at runtime"
 	fi
 done
 
@@ -58,10 +56,9 @@ declare -A why=(
 while read -r fn entry; do
 	[ -n "$fn" ] || continue
 	if [ -n "${why[$fn]:-}" ]; then
-		echo "ok - $fn -> $entry: ${why[$fn]}"
+		tap_result 0 "$fn -> $entry: ${why[$fn]}"
 	else
-		echo "not ok - $fn -> $entry: a runtime text patch that vm/text-patch-audit.sh has not sorted"
-		status=1
+		tap_result 1 "$fn -> $entry: a runtime text patch that vm/text-patch-audit.sh has not sorted"
 	fi
 done <<<"$callers"
-exit $status
+exit $((tap_failed > 0))
