@@ -90,9 +90,7 @@ debian_headers() {
 stock=$(debian_headers)
 if [ -z "$stock" ]; then
 	# A machine whose package lists were never fetched
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -q >>"$dkms_log" 2>&1
+	as_root apt-get update -q >>"$dkms_log" 2>&1
 	stock=$(debian_headers)
 fi
 if [ -z "$stock" ]; then

@@ -6,6 +6,9 @@
 # nothing when all are there.
 set -euo pipefail
 
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
 packages=(
 	linux-source-6.12 linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms dh-dkms
@@ -24,8 +27,6 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing: ${missing[*]}" >&2
-sudo=
-[ "$(id -u)" -eq 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+as_root apt-get update -q
+as_root apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -85,6 +85,10 @@ tap_result() { # status description
 		tap_failed=$((tap_failed + 1))
 	fi
 }
+# A command as root: itself when this runs as root, else through sudo
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
