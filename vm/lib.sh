@@ -150,7 +150,7 @@ DEBUG_VM_APPEND="preempt=full null_blk.completion_nsec=8000000000"
 # comma-separated list): their limits in vm/expected-results, plus ten
 # minutes for boot and the final kmemleak scan
 selftests_vm_timeout() { # profile [tests]
-	awk -v p="$1" -v only=",${2:-}," '
-		$1 == p && (only == ",," || index(only, "," $2 ",")) { s += $4 }
-		END { print s + 600 }' "$top/vm/expected-results"
+	local s
+	s=$("$top/vm/tap-summary.py" --timeout "$1" "${2:-}") || return
+	echo $((s + 600))
 }

@@ -54,7 +54,6 @@ trap 'rm -f "$list"' EXIT
 	echo "file /kselftest/run_kselftest.sh $runner/run_kselftest.sh 0755 0 0"
 	echo "file /kselftest/kselftest/runner.sh $runner/kselftest/runner.sh 0755 0 0"
 	echo "file /kselftest/kselftest-list.txt $BUILD_DIR/selftests/kselftest-list.txt 0644 0 0"
-	echo "file /kselftest/expected-results $top/vm/expected-results 0644 0 0"
 	echo "file /kselftest/timeout $top/vm/guest-timeout 0755 0 0"
 	for f in "$BUILD_DIR"/selftests/*; do
 		[ -f "$f" ] || continue

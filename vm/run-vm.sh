@@ -63,10 +63,16 @@ cmdline+=" null_blk.irqmode=2 null_blk.completion_nsec=3000000000"
 cmdline+=" panic_on_warn=1 oops=panic panic=-1"
 cmdline+=" softlockup_panic=1 swapcache_ab.job=$job"
 [ -n "$args" ] && cmdline+=" swapcache_ab.args=$args"
-# VM_PROFILE: the selftests' profile in vm/expected-results; VM_TESTS=a,b:
-# only these selftests; VM_ENV="NAME=VALUE ...": for the job
+# VM_PROFILE: the selftests' profile in vm/expected-results (patched by
+# default); VM_TESTS=a,b: only these selftests.  The guest runs the
+# programs named, each under its time limit: NAME:SECONDS,...
 [ -n "${VM_PROFILE:-}" ] && cmdline+=" swapcache_ab.profile=$VM_PROFILE"
-[ -n "${VM_TESTS:-}" ] && cmdline+=" swapcache_ab.tests=$VM_TESTS"
+if [ "$job" = selftests ]; then
+	programs=$("$top/vm/tap-summary.py" --programs "${VM_PROFILE:-patched}" "${VM_TESTS:-}" |
+		tr ' ' : | paste -sd ,) || exit 1
+	cmdline+=" swapcache_ab.programs=$programs"
+fi
+# VM_ENV="NAME=VALUE ...": for the job
 for e in ${VM_ENV:-}; do cmdline+=" swapcache_ab.env.$e"; done
 # VM_APPEND: more kernel parameters, e.g. preempt=full
 [ -n "${VM_APPEND:-}" ] && cmdline+=" $VM_APPEND"

@@ -10,8 +10,15 @@ fails unless the manifest allows it; a program the manifest does not list
 fails too.  Prints a line per program, the totals and a final
 "N passed, N failed, N skipped", and exits non-zero unless nothing failed.
 
+The one reader of the manifest: the scripts ask it what a profile runs.
+
 Usage: vm/tap-summary.py HOST_TAP VM_OUTPUT PROFILE [PROGRAM,...]
   PROGRAM,...: only these were asked for (VM_TESTS); default all
+       vm/tap-summary.py --programs PROFILE [PROGRAM,...]
+  the profile's programs (those of them asked for), in the manifest's
+  order, a line each: "PROGRAM TIMEOUT"
+       vm/tap-summary.py --timeout PROFILE [PROGRAM,...]
+  the sum of their timeouts, in seconds
 """
 import os
 import re
@@ -23,8 +30,7 @@ HEADER = re.compile(r'^# selftests: swapcache_ab: (\S+)$')
 VERDICT = re.compile(r'^(not )?ok \d+ selftests: swapcache_ab: (\S+)(.*)$')
 PLAN = re.compile(r'^# 1\.\.(\d+)(.*)$')
 SUBTEST = re.compile(r'^# (not )?ok (\d+)(?:\s+(.*))?$')
-# PROFILE PROGRAM PLAN TIMEOUT [skip=N REASON...], spaces only: the guest
-# and vm/check.sh read the same lines with sed and grep
+# PROFILE PROGRAM PLAN TIMEOUT [skip=N REASON...], spaces only
 MANIFEST_LINE = re.compile(r'^(\S+) +(\S+) +(\d+) +(\d+)(?: +skip=(\d+) +(\S.*))? *$')
 
 
@@ -120,7 +126,23 @@ def compress(numbers):
     return ','.join(out)
 
 
+def asked_programs(profile, asked):
+    """The manifest's programs for @profile, of those in @asked ('a,b';
+    empty: all), in its order"""
+    expected = read_manifest(profile)
+    names = [p for p in asked.split(',') if p]
+    return {p: e for p, e in expected.items() if not names or p in names}
+
+
 def main():
+    if len(sys.argv) in (3, 4) and sys.argv[1] in ('--programs', '--timeout'):
+        programs = asked_programs(sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else '')
+        if sys.argv[1] == '--programs':
+            for name, exp in programs.items():
+                print(name, exp.timeout)
+        else:
+            print(sum(exp.timeout for exp in programs.values()))
+        return 0
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     host_path, vm_path, profile = sys.argv[1:4]
