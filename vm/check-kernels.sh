@@ -53,8 +53,8 @@ for i in "${!kvers[@]}"; do
 	done
 done
 
-rc=0 passed=0 failed=0 skipped=0
-summary=()
+rc=0
+summary=() counted=()
 for i in "${!kvers[@]}"; do
 	kver=${kvers[$i]}
 	if [ "$i" -eq 0 ]; then
@@ -69,19 +69,18 @@ for i in "${!kvers[@]}"; do
 	wait "${pids[$i]}"
 	kver_rc=$?
 	[ "$kver_rc" -eq 0 ] || rc=1
-	totals=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logdir/$i" | tail -1)
-	if [ -z "$totals" ]; then
+	if ! totals=$("$top/vm/tap-summary.py" --totals "$logdir/$i"); then
 		totals="0 passed, 1 failed, 0 skipped"
 		rc=1
 		echo "not ok - Linux $kver: vm/check.sh printed no totals"
 	fi
-	read -r p _ f _ s _ <<<"${totals//,/}"
 	# A failed run counts as a failure even where its totals say none
-	if [ "$kver_rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
+	if [ "$kver_rc" -ne 0 ] && [[ $totals == *", 0 failed, "* ]]; then
+		counted+=("${totals/, 0 failed, /, 1 failed, }")
 		echo "not ok - Linux $kver: vm/check.sh exited $kver_rc"
+	else
+		counted+=("$totals")
 	fi
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	summary+=("Linux $kver: $totals")
 done
 pids=()
@@ -91,5 +90,5 @@ for line in "${summary[@]}"; do
 	echo "# $line"
 done
 echo "TAP totals: ${#kvers[@]} kernels (${kvers[*]}), the $variant profile"
-echo "$passed passed, $failed failed, $skipped skipped"
+printf '%s\n' "${counted[@]}" | "$top/vm/tap-summary.py" --sum
 exit $rc

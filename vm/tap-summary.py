@@ -19,6 +19,11 @@ Usage: vm/tap-summary.py HOST_TAP VM_OUTPUT PROFILE [PROGRAM,...]
   order, a line each: "PROGRAM TIMEOUT"
        vm/tap-summary.py --timeout PROFILE [PROGRAM,...]
   the sum of their timeouts, in seconds
+       vm/tap-summary.py --totals LOG
+  the last "N passed, N failed, N skipped" line of a run's output (exit 1
+  where there is none)
+       vm/tap-summary.py --sum
+  the sum of the totals lines on standard input, as one such line
 """
 import os
 import re
@@ -32,6 +37,31 @@ PLAN = re.compile(r'^# 1\.\.(\d+)(.*)$')
 SUBTEST = re.compile(r'^# (not )?ok (\d+)(?:\s+(.*))?$')
 # PROFILE PROGRAM PLAN TIMEOUT [skip=N REASON...], spaces only
 MANIFEST_LINE = re.compile(r'^(\S+) +(\S+) +(\d+) +(\d+)(?: +skip=(\d+) +(\S.*))? *$')
+# The totals a run ends with (and make check's over every kernel)
+TOTALS = re.compile(r'^(\d+) passed, (\d+) failed, (\d+) skipped$')
+
+
+def totals_line(passed, failed, skipped):
+    return f'{passed} passed, {failed} failed, {skipped} skipped'
+
+
+def last_totals(path):
+    found = None
+    with open(path, errors='replace') as f:
+        for line in f:
+            if TOTALS.match(line.rstrip('\n')):
+                found = line.rstrip('\n')
+    return found
+
+
+def sum_totals(lines):
+    sums = [0, 0, 0]
+    for n, line in enumerate(lines, 1):
+        m = TOTALS.match(line.rstrip('\n'))
+        if not m:
+            sys.exit(f'--sum: line {n} is not "N passed, N failed, N skipped": {line!r}')
+        sums = [s + int(x) for s, x in zip(sums, m.groups())]
+    return totals_line(*sums)
 
 
 class Expected:
@@ -135,6 +165,15 @@ def asked_programs(profile, asked):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == '--totals':
+        line = last_totals(sys.argv[2])
+        if line is None:
+            return 1
+        print(line)
+        return 0
+    if len(sys.argv) == 2 and sys.argv[1] == '--sum':
+        print(sum_totals(sys.stdin))
+        return 0
     if len(sys.argv) in (3, 4) and sys.argv[1] in ('--programs', '--timeout'):
         programs = asked_programs(sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else '')
         if sys.argv[1] == '--programs':
@@ -218,7 +257,7 @@ def main():
           f'missing, killed, skipped or short of their plan)')
     for line in allowed_skips:
         print(f'allowed skip: {line}')
-    print(f'{passed} passed, {failed} failed, {skipped} skipped')
+    print(totals_line(passed, failed, skipped))
     return 1 if failed or passed == host_ok else 0
 
 
