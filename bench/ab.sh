@@ -163,16 +163,12 @@ export VM_TIMEOUT=${VM_TIMEOUT:-10800}
 export VM_ICOUNT_SLEEP=on
 
 start=$SECONDS
-vm/install-deps.sh
-vm/build-kernel.sh patched
+prepare_vm patched module
 if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 	vm/build-kernel.sh stock
 	vm/build-kernel.sh stock2
 fi
 for k in $ref_kernels; do vm/build-kernel.sh "$k"; done
-vm/build-module.sh
-vm/build-selftests.sh
-make -s -C bench OUT="$BUILD_DIR/bench"
 mkdir -p "$out/vm" "$BUILD_DIR/vm"
 initrd=$BUILD_DIR/vm/initramfs.cpio.gz
 vm/make-initramfs.sh "$initrd" ${MODULE_KO:+"$MODULE_KO"}

@@ -29,18 +29,15 @@ debug)
 	;;
 *) die "unknown variant '$variant'" ;;
 esac
-vm/install-deps.sh
-vm/build-kernel.sh "$variant"
+# The kernel, the selftests and the benchmark (for selftests/bench_guard.sh:
+# make ab's guards against a host's own swap); the module comes from the
+# kernel's packages, through DKMS
+prepare_vm "$variant"
 # lint compares sparse on the touched files with stock $KVER under the same
-# plain config: prepared trees are enough for that (and for the uapi
-# headers the upstream selftests build against), not built ones
-[ "$variant" = patched ] || vm/build-kernel.sh patched prepare
+# plain config as the patched tree: prepared trees are enough for that, not
+# built ones
 vm/build-kernel.sh stock prepare
 vm/build-packages.sh "$variant"
-vm/build-selftests.sh "$(kernel_dir "$variant")"
-# The benchmark, for selftests/bench_guard.sh: make ab's guards against a
-# host's own swap
-make -s -C bench OUT="$BUILD_DIR/bench"
 mkdir -p "$logdir"
 export VM_LOG_DIR=$logdir VM_PROFILE=$variant
 export VM_TIMEOUT=${VM_TIMEOUT:-$(selftests_vm_timeout "$variant" "${VM_TESTS:-}")}

@@ -9,11 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top"
 
-vm/install-deps.sh
-vm/build-kernel.sh patched
-vm/build-module.sh
-vm/build-selftests.sh
-make -s -C bench OUT="$BUILD_DIR/bench"
+prepare_vm patched module
 mkdir -p "$BUILD_DIR/vm"
 vm/make-initramfs.sh "$BUILD_DIR/vm/initramfs.cpio.gz"
 vm/run-vm.sh "$KERNEL_DIR/arch/x86/boot/bzImage" "$BUILD_DIR/vm/initramfs.cpio.gz" demo

@@ -135,6 +135,26 @@ kernel_src_dir() {
 # A configured variant's release (uname -r, and the packages' names): the
 # version, then the localversion vm/build-kernel.sh writes into its tree
 kernel_release() { make -s -C "$(kernel_src_dir "$1")" O="$(kernel_dir "$1")" kernelrelease; }
+# The build sequence before a VM boots a VARIANT kernel (make check, ab,
+# demo and mutants): what is missing installed, that kernel built, and,
+# for another variant, the patched tree prepared: the selftests build
+# upstream's cow against its uapi headers
+prepare_kernel() { # variant
+	"$top/vm/install-deps.sh"
+	"$top/vm/build-kernel.sh" "$1"
+	[ "$1" = patched ] || "$top/vm/build-kernel.sh" patched prepare
+}
+# Then what the VM runs on it: the module built in place (module: make ab
+# and make demo; make check installs it through DKMS), the selftests and
+# their test module against that kernel, and bench/'s programs
+prepare_vm() { # variant [module]
+	prepare_kernel "$1"
+	if [ "${2:-}" = module ]; then
+		"$top/vm/build-module.sh" "$(kernel_dir "$1")"
+	fi
+	"$top/vm/build-selftests.sh" "$(kernel_dir "$1")"
+	make -s -C "$top/bench" OUT="$BUILD_DIR/bench"
+}
 # The debug kernel's selftest profile (make check, make mutants): under the
 # sanitizers in TCG a swapped page costs ~20x what it does on the plain
 # kernel, and one run of upstream's cow minutes: an eighth of the memory,

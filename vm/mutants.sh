@@ -38,9 +38,7 @@ else
 	mutants=(vm/mutants/*.patch)
 fi
 
-vm/install-deps.sh
-vm/build-kernel.sh debug
-vm/build-kernel.sh patched prepare
+prepare_kernel debug
 
 field() { sed -n "s/^$1: //p;/^---$/q" "$2"; }
 
