@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Unpack Debian's linux-source-$KVER (6.12 by default, or 6.1) under build/,
-# apply core-patch/$KVER/ in series order, configure allnoconfig + vm/kernel.config, and build bzImage
-# with ccache.  Repeat runs reuse the tree and its objects: the series is only
+# apply core-patch/$KVER/ in series order, configure allnoconfig +
+# vm/kernel.config + selftests/config (+ the variant's fragment), and build
+# bzImage with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
 # Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|host|ref-NAME [MAKE_TARGETS...]]
@@ -130,7 +131,7 @@ ref-*) echo "-$variant" >"$obj/localversion-swapcache-ab" ;;
 esac
 # allnoconfig plus only what the VM and the tests use: 1,255 objects for
 # the patched kernel against 2,341 from x86_64_defconfig + kvm_guest.config
-fragments=("$top/vm/kernel.config")
+fragments=("$top/vm/kernel.config" "$top/selftests/config")
 [ -n "${EXTRA_CONFIG:-}" ] && fragments+=("$EXTRA_CONFIG")
 [ -n "${KVER_CONFIG:-}" ] && fragments+=("$KVER_CONFIG")
 stamp=$obj/.swapcache_ab-config
