@@ -282,15 +282,6 @@ static char *charged_fill(const struct cgroup *cg, size_t len, uint64_t seed)
 	return buf;
 }
 
-static void wait_idle_or_fail(void)
-{
-	long busy_kb = writeback_wait_idle(IDLE_SECONDS);
-
-	if (busy_kb)
-		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
-				   busy_kb, IDLE_SECONDS);
-}
-
 /* Swap out memory charged to @cg; @r counts what @assigned's setting decided */
 static void swap_in_cgroup(const struct cgroup *cg, const struct cgroup *assigned,
 			   uint64_t seed, struct swap_result *r)
@@ -302,7 +293,7 @@ static void swap_in_cgroup(const struct cgroup *cg, const struct cgroup *assigne
 
 	if (page_out(buf, TEST_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-	wait_idle_or_fail();
+	writeback_idle_or_fail(IDLE_SECONDS);
 	r->tagged = assigned_stat(assigned, "wb_tagged") - tagged;
 	r->untagged = assigned_stat(assigned, "wb_untagged") - untagged;
 	r->pswpout = vmstat_get("pswpout") - pswpout;
@@ -396,11 +387,11 @@ static void test_marks_in_flight(void)
 	setting_set(&cg_a, "skip_wb_tags", "1");
 	setting_set(&cg_b, "skip_wb_tags", "0");
 	a_buf = slow_page_out(&cg_a, 40, &a_marks, &a_busy);
-	wait_idle_or_fail();
+	writeback_idle_or_fail(IDLE_SECONDS);
 	b_tagged = assigned_stat(&cg_b, "wb_tagged");
 	b_buf = slow_page_out(&cg_b, 41, &b_marks, &b_busy);
 	b_tagged = assigned_stat(&cg_b, "wb_tagged") - b_tagged;
-	wait_idle_or_fail();
+	writeback_idle_or_fail(IDLE_SECONDS);
 	if (wb_marks_total(&left, &spaces))
 		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
 	bad = count_bad_words(a_buf, SLOW_BYTES, 40) + count_bad_words(b_buf, SLOW_BYTES, 41);
@@ -437,7 +428,7 @@ static void cow_in_cgroup(const struct cgroup *cg, uint64_t seed, struct cow_res
 
 	if (page_out(buf, TEST_BYTES))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-	wait_idle_or_fail();
+	writeback_idle_or_fail(IDLE_SECONDS);
 	kept = assigned_stat(cg, "cow_kept");
 	released = assigned_stat(cg, "cow_released");
 	swapcached = memory_stat_get(cg->dir, "swapcached");
@@ -521,7 +512,7 @@ static void test_remove_under_writeback(void)
 	tagged = assigned_stat(&gone, "wb_tagged");
 	snprintf(id, sizeof(id), "%llu", gone.id);
 	ret = memcg_write("unassign", id);
-	wait_idle_or_fail();
+	writeback_idle_or_fail(IDLE_SECONDS);
 	if (wb_marks_total(&marks, &spaces))
 		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
 	ksft_print_msg("removed with %ld kB under writeback, %lu tagged: rmdir %s, unassign %s\n",
@@ -685,7 +676,7 @@ static void test_unload(void)
 	ksft_test_result(!ret && assigned && marks > 0 && !module_loaded(),
 			 "rmmod with %u assignments and %lu tagged writebacks held: %s\n",
 			 assigned, marks, ret ? strerror(-ret) : "unloaded");
-	wait_idle_or_fail();
+	writeback_idle_or_fail(IDLE_SECONDS);
 	ret = module_load();
 	if (ret)
 		ksft_exit_fail_msg("reloading: %s\n", strerror(-ret));

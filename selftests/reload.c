@@ -41,22 +41,6 @@ struct worker_stats {
 
 static struct worker_stats *stats;
 
-static void stop_workers(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < NR_WORKERS; i++)
-		if (pids[i] > 0)
-			kill(pids[i], SIGKILL);
-}
-
-static void msleep(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* A worker stops on its way back to user space: after its MADV_PAGEOUT */
 static bool stopped(pid_t pid)
 {
@@ -373,7 +357,7 @@ int main(int argc, char **argv)
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (stats == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	atexit(stop_workers);
+	stop_workers_at_exit(pids, NR_WORKERS);
 	for (i = 0; i < NR_WORKERS; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0)

@@ -41,16 +41,6 @@ static volatile sig_atomic_t stop;
 static pid_t pids[NR_WORKERS];
 static char cgroup_limit[16];	/* memory.high: one worker's memory */
 
-/* Also on a failed assertion: no worker may outlive the test */
-static void stop_workers(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < NR_WORKERS; i++)
-		if (pids[i] > 0)
-			kill(pids[i], SIGKILL);
-}
-
 static void on_term(int sig)
 {
 	stop = 1;
@@ -175,13 +165,6 @@ static void worker(unsigned int id)
 	_exit(0);
 }
 
-static void msleep(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* offset_key and trunks: mainline, entry key, one tree by offset, by entry */
 static const int keys[4][2] = { { 1, 1 }, { 0, 1 }, { 1, 0 }, { 0, 0 } };
 
@@ -236,7 +219,7 @@ int main(int argc, char **argv)
 	if (stats == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	signal(SIGTERM, on_term);
-	atexit(stop_workers);
+	stop_workers_at_exit(pids, NR_WORKERS);
 	for (i = 0; i < NR_WORKERS; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0) {

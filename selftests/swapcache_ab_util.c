@@ -467,6 +467,15 @@ long writeback_wait_idle(unsigned int seconds)
 	return kb;
 }
 
+void writeback_idle_or_fail(unsigned int seconds)
+{
+	long busy_kb = writeback_wait_idle(seconds);
+
+	if (busy_kb)
+		ksft_exit_fail_msg("%ld kB still under writeback after %u s\n",
+				   busy_kb, seconds);
+}
+
 int swap_shape_get(unsigned int type, struct swap_shape *shape)
 {
 	unsigned long space, folios, shadows, nodes, height, marks;
@@ -655,4 +664,30 @@ void cow_chunks_quiet(bool on)
 	}
 	if (!registered && !atexit(quiet_restore_at_exit))
 		registered = true;
+}
+
+void msleep(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static const pid_t *workers;
+static unsigned int nr_workers;
+
+static void stop_workers(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_workers; i++)
+		if (workers[i] > 0)
+			kill(workers[i], SIGKILL);
+}
+
+void stop_workers_at_exit(const pid_t *pids, unsigned int nr)
+{
+	workers = pids;
+	nr_workers = nr;
+	atexit(stop_workers);
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define KNOB_DIR	"/sys/kernel/mm/swapcache_ab"
 #define MEMCG_DIR	KNOB_DIR "/memcg"
@@ -89,6 +90,8 @@ int swap_slow_on(void);
 int swap_loop_off(void);
 /* Wait, at most @seconds, for no writeback in flight; the kB left */
 long writeback_wait_idle(unsigned int seconds);
+/* Or fail the test (ksft_exit_fail_msg) if some is still in flight then */
+void writeback_idle_or_fail(unsigned int seconds);
 /* The kB under writeback now, the per-CPU counts folded first */
 long writeback_kb(void);
 
@@ -122,6 +125,13 @@ int page_out(void *buf, size_t len);
 char *map_paged_out(size_t len, uint64_t seed);
 
 void run_on_cpu(int cpu);
+void msleep(unsigned int ms);
+/*
+ * At exit, also after a failed assertion, SIGKILL each worker of @pids
+ * (@nr of them) whose entry is above 0 then: no worker may outlive the
+ * test.  The caller keeps the array, and zeroes an entry once it reaped it.
+ */
+void stop_workers_at_exit(const pid_t *pids, unsigned int nr);
 /*
  * COW every page of @buf (swapped out) over a swap cache folio, CHUNK_PAGES
  * at a time: each chunk swapped in on CPU 0 while a child maps it, then

@@ -60,11 +60,7 @@ struct round_result {
 /* The WRITEBACK marks left in the swap spaces once writeback is idle */
 static void marks_once_idle(unsigned long *marks, unsigned long *spaces)
 {
-	long busy_kb = writeback_wait_idle(IDLE_SECONDS);
-
-	if (busy_kb)
-		ksft_exit_fail_msg("%ld kB still under writeback after %d s\n",
-				   busy_kb, IDLE_SECONDS);
+	writeback_idle_or_fail(IDLE_SECONDS);
 	if (wb_marks_total(marks, spaces))
 		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(errno));
 }
