@@ -114,7 +114,7 @@ fi
 fidelity_default=1
 { [ "$KVER" != 6.12 ] || [ "$MODE" != sequential ] || [ "$KNOBS" = none ]; } && fidelity_default=0
 FIDELITY=${FIDELITY:-$fidelity_default}
-fid_knobs= ref_kernels=
+fid_knobs='' ref_kernels=''
 if [ "$FIDELITY" = 1 ]; then
 	[ "$KVER" = 6.12 ] || die "FIDELITY=1: bench/reference/ has reference kernels for 6.12 only"
 	[ "$MODE" = sequential ] || die "FIDELITY=1 runs with MODE=sequential"

@@ -76,6 +76,7 @@ run_cow_with() {
 		if [ "$2" = 0 ]; then
 			counter=$(policy_counter "$1")
 			eval "before=\$before_$1"
+			# shellcheck disable=SC2154 # before: assigned by the eval
 			[ "$(cat $K/stats/"$counter")" -gt "$before" ] ||
 				got="module not exercised: $counter did not move with $1=0"
 		fi

@@ -22,7 +22,8 @@ out=$(packages_dir "$variant")
 export CCACHE_DIR
 # A fixed package version keeps "uname -v" (#1) and so init/version.o from
 # changing on every run; the module version names the series it carries
-export KDEB_PKGVERSION=$(kernel_pkg_version "$release")
+KDEB_PKGVERSION=$(kernel_pkg_version "$release")
+export KDEB_PKGVERSION
 export KDEB_CHANGELOG_DIST=bookworm
 export DEBEMAIL="swapcache_ab build <swapcache_ab@localhost>"
 

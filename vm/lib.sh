@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Paths and helpers shared by the vm/ and bench/ scripts (sourced).
 # $top is the repository root.
+# shellcheck shell=bash
+# Its variables are for the scripts that source it:
+# shellcheck disable=SC2034
+: "${top:?vm/lib.sh: set top to the repository root first}"
 
 # The kernel everything is for (KVER=6.1 make check): core-patch/<KVER>/
 # on Debian's linux-source-<KVER>

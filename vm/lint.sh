@@ -18,7 +18,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
-cd "$top"
+cd "$top" || exit 1
 
 tap_numbered=1
 checkpatch() { # checkpatch arguments...
@@ -90,7 +90,8 @@ sparse_core() { # source dir, object dir
 new=$(comm -13 <(sparse_core "$STOCK_SRC_DIR" "$STOCK_KERNEL_DIR" | grep -v swapcache_ab) \
 	<(sparse_core "$SRC_DIR" "$KERNEL_DIR"))
 [ -n "$new" ] && sed 's/^/# /' <<<"$new"
-tap_result $([ -z "$new" ] && echo 0 || echo 1) "sparse: no new warnings in $(echo $core_files | wc -w) touched core files"
+[ -z "$new" ]
+tap_result $? "sparse: no new warnings in $(wc -w <<<"$core_files") touched core files"
 
 # Advisory only, not a gate: CONTRIBUTING.md says why
 cf_files=(module/*.[ch] selftests/*.[ch])
