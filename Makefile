@@ -21,9 +21,9 @@ make check   the test command (CI runs it), for 6.12 and then 6.1: build
              "N passed, N failed"
 make check KERNEL=patched  the same on the plain patched kernel (what
              make ab measures), with the full stress profile; quicker
-make lint    checkpatch --strict and sparse on the series and the module;
-             the series' core files built with CONFIG_SWAP=n and with the
-             hooks off (vm/compile-check.sh)
+make lint    checkpatch --strict and sparse on the series and the module,
+             shellcheck on the scripts; the series' core files built with
+             CONFIG_SWAP=n and with the hooks off (vm/compile-check.sh)
 make mutants apply each deliberate bug in vm/mutants/ in turn, rebuild
              what it touches, run the selftests it must break on the
              debug kernel, and print which were caught (MUTANTS=a,b: some)

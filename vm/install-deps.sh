@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 packages=(
 	linux-source-6.12 linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 	cpio kmod patch xz-utils rsync file ccache python3 debhelper dkms dh-dkms
-	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format
+	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format shellcheck
 	python3-scipy lintian ansible-lint
 	reprepro gnupg openssl
 )

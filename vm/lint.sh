@@ -11,7 +11,8 @@
 #  - sparse (C=2) on the module: zero warnings;
 #  - sparse on the core files the series touches: no warning that the same
 #    files do not already have in stock $KVER (mainline's own sparse
-#    warnings in mm/ are not ours to fix here).
+#    warnings in mm/ are not ours to fix here);
+#  - shellcheck -S warning on every shell script: none.
 # Needs the patched and stock trees prepared, with the same (plain) config:
 # vm/build-kernel.sh patched prepare; vm/build-kernel.sh stock prepare.
 set -uo pipefail
@@ -92,6 +93,31 @@ new=$(comm -13 <(sparse_core "$STOCK_SRC_DIR" "$STOCK_KERNEL_DIR" | grep -v swap
 [ -n "$new" ] && sed 's/^/# /' <<<"$new"
 [ -z "$new" ]
 tap_result $? "sparse: no new warnings in $(wc -w <<<"$core_files") touched core files"
+
+# Every shell script the tree has, through shellcheck at warning level:
+# *.sh, and the files whose #! line runs sh, bash or dash (.shellcheckrc:
+# it follows vm/lib.sh from the scripts that source it)
+shell_scripts() {
+	local f
+	{ git ls-files 2>/dev/null || find . -path ./build -prune -o -type f -print; } |
+	while read -r f; do
+		f=${f#./}
+		case $f in
+		*.sh) echo "$f" ;;
+		*) [ -f "$f" ] && head -n 1 "$f" | grep -qE '^#! *(/usr)?/bin/(env +)?(ba|da)?sh( |$)' &&
+			echo "$f" ;;
+		esac
+	done
+}
+if command -v shellcheck >/dev/null; then
+	mapfile -t scripts < <(shell_scripts)
+	out=$(shellcheck -S warning -f gcc "${scripts[@]}" 2>&1)
+	rc=$?
+	[ -z "$out" ] || sed 's/^/# /' <<<"$out"
+	tap_result $rc "shellcheck -S warning: ${#scripts[@]} shell scripts, $(grep -c ': \(warning\|error\):' <<<"$out") warnings or errors"
+else
+	tap_result 1 "shellcheck installed (vm/install-deps.sh)"
+fi
 
 # Advisory only, not a gate: CONTRIBUTING.md says why
 cf_files=(module/*.[ch] selftests/*.[ch])
