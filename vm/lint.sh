@@ -124,7 +124,8 @@ cf_files=(module/*.[ch] selftests/*.[ch])
 if command -v clang-format >/dev/null; then
 	cf_lines=0
 	for f in "${cf_files[@]}"; do
-		d=$(clang-format --style=file:"$SRC_DIR/.clang-format" "$f" | diff "$f" - | grep -c '^[<>]')
+		# The kernel's own style file, the root's copy of 6.12's
+		d=$(clang-format --style=file:"$top/.clang-format" "$f" | diff "$f" - | grep -c '^[<>]')
 		cf_lines=$((cf_lines + d))
 	done
 	echo "# clang-format (advisory): $cf_lines diff lines over ${#cf_files[@]} files"
