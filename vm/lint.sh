@@ -12,7 +12,8 @@
 #  - sparse on the core files the series touches: no warning that the same
 #    files do not already have in stock $KVER (mainline's own sparse
 #    warnings in mm/ are not ours to fix here);
-#  - shellcheck -S warning on every shell script: none.
+#  - shellcheck -S warning on every shell script: none;
+#  - file modes: executable where a #! line runs the file, and only there.
 # Needs the patched and stock trees prepared, with the same (plain) config:
 # vm/build-kernel.sh patched prepare; vm/build-kernel.sh stock prepare.
 set -uo pipefail
@@ -117,6 +118,22 @@ if command -v shellcheck >/dev/null; then
 	tap_result $rc "shellcheck -S warning: ${#scripts[@]} shell scripts, $(grep -c ': \(warning\|error\):' <<<"$out") warnings or errors"
 else
 	tap_result 1 "shellcheck installed (vm/install-deps.sh)"
+fi
+
+# Modes that match use, as git records them: a file with a #! line is run,
+# and executable; one without (vm/lib.sh, sourced) is not
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	modes=$(git ls-files -s | while read -r mode _ _ f; do
+		[ "$mode" = 100644 ] || [ "$mode" = 100755 ] || continue
+		if [ "$(head -c 2 "$f")" = '#!' ]; then
+			[ "$mode" = 100755 ] || echo "$f: a #! line, not executable"
+		else
+			[ "$mode" = 100644 ] || echo "$f: executable, no #! line"
+		fi
+	done)
+	[ -z "$modes" ] || sed 's/^/# /' <<<"$modes"
+	[ -z "$modes" ]
+	tap_result $? "file modes: executable where a #! line runs the file, and only there"
 fi
 
 # Advisory only, not a gate: CONTRIBUTING.md says why
