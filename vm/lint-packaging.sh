@@ -77,9 +77,20 @@ fi
 opts=$scratch/options/swapcache-ab-$version
 mkdir -p "$opts/build/linux" "$opts/module" "$opts/bench/__pycache__"
 cp -r debian Kbuild "$opts/"
-for f in build/linux/vmlinux module/swapcache_ab.o module/swapcache_ab.ko module/swapcache_ab.mod \
-	module/swapcache_ab.mod.c module/.swapcache_ab.o.cmd Module.symvers modules.order \
-	bench/__pycache__/report.cpython-311.pyc; do
+# What an in-place build leaves: each of module/*.c's object and .cmd
+# file, the composite module's (swapcache_ab.ko and what links it), and
+# kbuild's files at the top
+artefacts=(build/linux/vmlinux bench/__pycache__/report.cpython-311.pyc
+	Module.symvers modules.order .module-common.o ..module-common.o.cmd .Module.symvers.cmd
+	.modules.order.cmd module/modules.order module/.modules.order.cmd)
+for c in module/*.c; do
+	case $c in *.mod.c) continue ;; esac
+	artefacts+=("${c%.c}.o" "module/.$(basename "${c%.c}").o.cmd")
+done
+for f in swapcache_ab.o swapcache_ab.ko swapcache_ab.mod swapcache_ab.mod.c swapcache_ab.mod.o; do
+	artefacts+=("module/$f" "module/.$f.cmd")
+done
+for f in "${artefacts[@]}"; do
 	echo artefact >"$opts/$f"
 done
 if (cd "$scratch/options" && dpkg-source -b "swapcache-ab-$version") >"$scratch/options.log" 2>&1; then
