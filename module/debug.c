@@ -131,7 +131,7 @@ void hold_policy(void)
 	}
 }
 
-void debug_init(struct dentry *dir)
+void __init debug_init(struct dentry *dir)
 {
 	debugfs_create_file("key_callers", 0644, dir, NULL, &key_callers_fops);
 }

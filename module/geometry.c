@@ -106,7 +106,7 @@ static int swap_spaces_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(swap_spaces);
 
-void geometry_init(struct dentry *dir)
+void __init geometry_init(struct dentry *dir)
 {
 	debugfs_create_file("swap_spaces", 0444, dir, NULL, &swap_spaces_fops);
 }

@@ -37,9 +37,10 @@ static bool trunks = true;
  * Every site hooked with the module's policies even where they give
  * mainline's answer: what the hooks themselves cost (the hooked A/A)
  */
-bool mainline_ops;
+static bool mainline_ops;
 /* Set once init has made everything a write can change, cleared at exit */
 bool knobs_ready;
+bool policy_knobs[NR_POLICIES] = { [0 ... NR_POLICIES - 1] = true };
 /* What each site has registered, under knob_mutex */
 static const struct swapcache_ab_ops *registered[NR_SWAPCACHE_AB_SITES];
 
@@ -127,14 +128,16 @@ int parse_knob(const char *buf, size_t count, bool *val)
 	return 0;
 }
 
-/* For the files made from policies[] */
-void kobj_attr_init(struct kobj_attribute *attr, const char *name, umode_t mode,
-		    ssize_t (*show)(struct kobject *kobj, struct kobj_attribute *attr,
-				    char *buf),
-		    ssize_t (*store)(struct kobject *kobj, struct kobj_attribute *attr,
-				     const char *buf, size_t count))
+/*
+ * For the files made from policies[], at init: static attributes, which
+ * lockdep takes as they are (no sysfs_attr_init())
+ */
+void __init kobj_attr_init(struct kobj_attribute *attr, const char *name, umode_t mode,
+			   ssize_t (*show)(struct kobject *kobj, struct kobj_attribute *attr,
+					   char *buf),
+			   ssize_t (*store)(struct kobject *kobj, struct kobj_attribute *attr,
+					    const char *buf, size_t count))
 {
-	sysfs_attr_init(&attr->attr);
 	attr->attr.name = name;
 	attr->attr.mode = mode;
 	attr->show = show;
@@ -197,9 +200,11 @@ KEY_KNOB_ATTR(offset_key);
 KEY_KNOB_ATTR(trunks);
 static struct knob_attribute policy_knob_attrs[NR_POLICIES];
 
-static struct attribute *knob_attrs[2 + NR_POLICIES + 1] = {
-	&offset_key_attr.attr.attr,
-	&trunks_attr.attr.attr,
+/* The key's two knobs, then each policy's */
+#define NR_KEY_KNOBS	2
+static struct attribute *knob_attrs[NR_KEY_KNOBS + NR_POLICIES + 1] = {
+	[0] = &offset_key_attr.attr.attr,
+	[1] = &trunks_attr.attr.attr,
 };
 
 static const struct attribute_group knob_group = {
@@ -233,9 +238,9 @@ KEY_STAT_ATTR(index_offset, STAT_INDEX_OFFSET);
 KEY_STAT_ATTR(index_entry, STAT_INDEX_ENTRY);
 static struct stat_attribute policy_stat_attrs[NR_POLICIES];
 
-static struct attribute *stats_attrs[NR_STATS + 1] = {
-	&index_offset_attr.attr.attr,
-	&index_entry_attr.attr.attr,
+static struct attribute *stats_attrs[NR_SWAPCACHE_AB_STATS + 1] = {
+	[STAT_INDEX_OFFSET] = &index_offset_attr.attr.attr,
+	[STAT_INDEX_ENTRY] = &index_entry_attr.attr.attr,
 };
 
 static const struct attribute_group stats_group = {
@@ -250,20 +255,24 @@ static const struct attribute_group *swapcache_ab_groups[] = {
 };
 
 /* Each policy's knob and counter, after the key's */
-static void policy_attrs_init(void)
+static int __init policy_attrs_init(void)
 {
 	unsigned int p;
 
 	for (p = 0; p < NR_POLICIES; p++) {
+		/* An enum policy_id entry without its row */
+		if (WARN_ON(!policies[p].name || !policies[p].ops))
+			return -EINVAL;
 		kobj_attr_init(&policy_knob_attrs[p].attr, policies[p].name, 0644,
 			       knob_show, knob_store);
-		policy_knob_attrs[p].value = &policies[p].knob;
+		policy_knob_attrs[p].value = &policy_knobs[p];
 		policy_knob_attrs[p].policy = p;
-		knob_attrs[2 + p] = &policy_knob_attrs[p].attr.attr;
+		knob_attrs[NR_KEY_KNOBS + p] = &policy_knob_attrs[p].attr.attr;
 		kobj_attr_init(&policy_stat_attrs[p].attr, policies[p].stat, 0444, stat_show, NULL);
 		policy_stat_attrs[p].stat = NR_KEY_STATS + p;
 		stats_attrs[NR_KEY_STATS + p] = &policy_stat_attrs[p].attr.attr;
 	}
+	return 0;
 }
 
 static struct kobject *swapcache_ab_kobj;
@@ -294,13 +303,13 @@ static int mainline_ops_set(const char *val, const struct kernel_param *kp)
 		 */
 		WRITE_ONCE(mainline_ops, on);
 		for (p = 0; !err && p < NR_POLICIES; p++)
-			err = apply_policy(p, policies[p].knob);
+			err = apply_policy(p, policy_knobs[p]);
 		if (!err)
 			err = apply_key(offset_key, trunks);
 		if (err) {
 			WRITE_ONCE(mainline_ops, old);
 			for (p = 0; p < NR_POLICIES; p++)
-				WARN_ON(apply_policy(p, policies[p].knob) && !old);
+				WARN_ON(apply_policy(p, policy_knobs[p]) && !old);
 		}
 	}
 	mutex_unlock(&knob_mutex);
@@ -348,7 +357,9 @@ static int __init swapcache_ab_init(void)
 {
 	int err;
 
-	policy_attrs_init();
+	err = policy_attrs_init();
+	if (err)
+		return err;
 	swapcache_ab_kobj = kobject_create_and_add("swapcache_ab", mm_kobj);
 	if (!swapcache_ab_kobj)
 		return -ENOMEM;

@@ -127,7 +127,7 @@ static int memcg_lookup(const char *name, u64 *id, char **path)
  * the memcg and the assignment, and is only needed once there are
  * assignments.  Counts the folio in the deciding assignment's stats.
  *
- * Return: 0 or 1, or SETTING_GLOBAL where no assignment decides.
+ * Return: 0 or 1, or %SETTING_GLOBAL where no assignment decides.
  */
 int memcg_setting(struct folio *folio, enum policy_id policy)
 {
@@ -139,7 +139,7 @@ int memcg_setting(struct folio *folio, enum policy_id policy)
 	rcu_read_lock();
 	a = folio_assignment(folio, policy, &value);
 	if (a)
-		this_cpu_inc(a->stats->count[policy][value]);
+		this_cpu_inc(a->stats->count[policy][!!value]);
 	rcu_read_unlock();
 	return value;
 }
@@ -227,7 +227,7 @@ static ssize_t setting_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (a) {
 		old = a->setting[policy];
 		WRITE_ONCE(a->setting[policy], value);
-		err = apply_policy(policy, policies[policy].knob);
+		err = apply_policy(policy, policy_knobs[policy]);
 		if (err)
 			WRITE_ONCE(a->setting[policy], old);
 	}
@@ -294,7 +294,7 @@ static const struct attribute_group *assignment_groups[] = {
 	NULL,
 };
 
-static void assignment_attrs_init(void)
+static void __init assignment_attrs_init(void)
 {
 	struct assignment_attribute *aa;
 	unsigned int p, v;
@@ -394,7 +394,7 @@ static struct assignment *detach(u64 cgroup_id)
 	/* Only a setting at 0 can have hooked a site; unhooking cannot fail */
 	for (p = 0; p < NR_POLICIES; p++)
 		if (!a->setting[p])
-			WARN_ON(apply_policy(p, policies[p].knob));
+			WARN_ON(apply_policy(p, policy_knobs[p]));
 	return a;
 }
 
@@ -485,7 +485,7 @@ static const struct attribute_group memcg_group = {
 };
 
 /* memcg/ in @parent, with no assignment */
-int memcg_init(struct kobject *parent)
+int __init memcg_init(struct kobject *parent)
 {
 	int err;
 

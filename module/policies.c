@@ -91,7 +91,7 @@ static bool old_policy_applies(struct folio *folio, enum policy_id policy)
 	int value = memcg_setting(folio, policy);
 
 	if (value == SETTING_GLOBAL)
-		value = READ_ONCE(policies[policy].knob);
+		value = READ_ONCE(policy_knobs[policy]);
 	if (value)
 		return false;
 	count_stat(NR_KEY_STATS + policy);
@@ -181,7 +181,7 @@ static const struct swapcache_ab_ops cow_ops = {
  * One row per policy that a memory cgroup can set too; a new one is its
  * function, its ops, a row here and its enum policy_id entry.
  */
-struct policy policies[NR_POLICIES] = {
+const struct policy policies[NR_POLICIES] = {
 	[POLICY_SKIP_WB_TAGS] = {
 		.name = "skip_wb_tags",
 		.site = SWAPCACHE_AB_WB,
@@ -189,7 +189,6 @@ struct policy policies[NR_POLICIES] = {
 		.unhooked = clear_wb_marks,
 		.stat = "wb_tagged",
 		.memcg_stats = { "wb_tagged", "wb_untagged" },
-		.knob = true,
 	},
 	[POLICY_COW_FREE] = {
 		.name = "cow_free",
@@ -197,6 +196,5 @@ struct policy policies[NR_POLICIES] = {
 		.ops = &cow_ops,
 		.stat = "cow_kept",
 		.memcg_stats = { "cow_kept", "cow_released" },
-		.knob = true,
 	},
 };

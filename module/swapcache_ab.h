@@ -8,7 +8,6 @@
 #ifndef _SWAPCACHE_AB_MODULE_H
 #define _SWAPCACHE_AB_MODULE_H
 
-#include <linux/ftrace.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -41,13 +40,14 @@ enum policy_id {
  *	for the folios of an assigned memory cgroup
  * @name: its knob, in swapcache_ab/ and in each memcg/<cgroup id>/
  * @site: the hook site its old policy runs at
- * @ops: the old policy, registered at @site while it applies anywhere
+ * @ops: the old policy, registered at @site while it applies anywhere, or
+ *	everywhere with mainline_ops
  * @unhooked: clears what the old policy left once @site is unhooked, or NULL
  * @stat: its counter in stats/: the folios its old policy took
  * @memcg_stats: its counters in memcg/<cgroup id>/stats/: the folios the
  *	assignment decided at 0 and at 1
- * @knob: the global knob, 1 for mainline's policy (the default), 0 for the
- *	old one; written under knob_mutex
+ *
+ * Its global knob is policy_knobs[] at its enum policy_id.
  */
 struct policy {
 	const char *name;
@@ -56,24 +56,26 @@ struct policy {
 	void (*unhooked)(void);
 	const char *stat;
 	const char *memcg_stats[2];
-	bool knob;
 };
 
-extern struct policy policies[NR_POLICIES];
+extern const struct policy policies[NR_POLICIES];
 /* Indexed [offset_key][trunks] */
 extern const struct swapcache_ab_ops key_ops[2][2];
 
-/* The global counters: the key's, then one per policy (NR_KEY_STATS + policy) */
+/*
+ * The global counters: the key's, then one per policy (NR_KEY_STATS +
+ * policy)
+ */
 enum key_stat {
 	STAT_INDEX_OFFSET,
 	STAT_INDEX_ENTRY,
 	NR_KEY_STATS
 };
 
-#define NR_STATS	(NR_KEY_STATS + NR_POLICIES)
+#define NR_SWAPCACHE_AB_STATS	(NR_KEY_STATS + NR_POLICIES)
 
 struct swapcache_ab_stats {
-	unsigned long count[NR_STATS];
+	unsigned long count[NR_SWAPCACHE_AB_STATS];
 };
 
 DECLARE_PER_CPU(struct swapcache_ab_stats, swapcache_ab_stats);
@@ -86,14 +88,15 @@ static inline void count_stat(unsigned int stat)
 /* main.c: the knobs */
 extern struct mutex knob_mutex;
 extern bool knobs_ready;
-extern bool mainline_ops;
+/* Each policy's global knob: 1 for mainline's policy, 0 for the old one */
+extern bool policy_knobs[NR_POLICIES];
 int apply_policy(enum policy_id policy, bool global);
 int parse_knob(const char *buf, size_t count, bool *val);
-void kobj_attr_init(struct kobj_attribute *attr, const char *name, umode_t mode,
-		    ssize_t (*show)(struct kobject *kobj, struct kobj_attribute *attr,
-				    char *buf),
-		    ssize_t (*store)(struct kobject *kobj, struct kobj_attribute *attr,
-				     const char *buf, size_t count));
+void __init kobj_attr_init(struct kobj_attribute *attr, const char *name, umode_t mode,
+			   ssize_t (*show)(struct kobject *kobj, struct kobj_attribute *attr,
+					   char *buf),
+			   ssize_t (*store)(struct kobject *kobj, struct kobj_attribute *attr,
+					    const char *buf, size_t count));
 
 /*
  * Out of sysfs now, not at the last put: CONFIG_DEBUG_KOBJECT_RELEASE
@@ -112,7 +115,7 @@ static inline void dir_remove(struct kobject *dir)
 #ifdef CONFIG_MEMCG
 int memcg_setting(struct folio *folio, enum policy_id policy);
 bool memcg_hooks(enum policy_id policy);
-int memcg_init(struct kobject *parent);
+int __init memcg_init(struct kobject *parent);
 void memcg_exit(void);
 #else
 static inline int memcg_setting(struct folio *folio, enum policy_id policy)
@@ -139,14 +142,16 @@ static inline void memcg_exit(void)
 void walk_swap_spaces(void (*fn)(struct seq_file *m, unsigned int type,
 				 unsigned int index, struct address_space *space),
 		      struct seq_file *m);
-void geometry_init(struct dentry *dir);
+void __init geometry_init(struct dentry *dir);
 
 /* debug.c, debug kernels only: selftests/callsites and selftests/reload */
 #ifdef CONFIG_FAULT_INJECTION
+#include <linux/ftrace.h>
+
 extern bool key_callers_on;
 void record_key_ip(unsigned long ip, unsigned int depth);
 void hold_policy(void);
-void debug_init(struct dentry *dir);
+void __init debug_init(struct dentry *dir);
 
 /*
  * Inlined into each key policy: its return address is the kernel's call
