@@ -33,9 +33,20 @@ struct assignment {
 	char path[];			/* the cgroup's when assigned */
 };
 
-/* Set under knob_mutex, read by the policies under rcu_read_lock() */
+/*
+ * Set under assign_mutex and knob_mutex, read by the policies under
+ * rcu_read_lock()
+ */
 static struct assignment __rcu *assignments[MAX_ASSIGNMENTS];
 static unsigned int nr_assignments;
+/*
+ * Held by assign, unassign and module exit, so that assignments[] changes
+ * under it alone, and until an unassigned id's directory is gone, so that
+ * assigning the id again cannot find it there.  Taken before knob_mutex;
+ * the settings' writers take knob_mutex alone, so making or removing a
+ * directory, which waits for them, never holds knob_mutex.
+ */
+static DEFINE_MUTEX(assign_mutex);
 
 static struct assignment *find_assignment(u64 cgroup_id, unsigned int *slot)
 {
@@ -43,7 +54,8 @@ static struct assignment *find_assignment(u64 cgroup_id, unsigned int *slot)
 	unsigned int i;
 
 	for (i = 0; i < MAX_ASSIGNMENTS; i++) {
-		a = rcu_dereference_check(assignments[i], lockdep_is_held(&knob_mutex));
+		a = rcu_dereference_check(assignments[i], lockdep_is_held(&knob_mutex) ||
+					  lockdep_is_held(&assign_mutex));
 		if (a && a->cgroup_id == cgroup_id) {
 			if (slot)
 				*slot = i;
@@ -325,13 +337,11 @@ static void assignment_free_rcu(struct rcu_head *rcu)
 
 static struct kobject *memcg_kobj;
 /*
- * Held by assign, unassign and module exit until an unassigned id's
- * directory is gone, so that assigning the id again cannot find it there.
- * Taken before knob_mutex; the settings' writers take knob_mutex alone, so
- * removing a directory may wait for them.
+ * The directory and its files are made under assign_mutex alone: a
+ * failure part way removes the files made, which waits for their writers,
+ * and those may be waiting for knob_mutex.  The assignment is published
+ * under knob_mutex once they are all there.
  */
-static DEFINE_MUTEX(assign_mutex);
-
 static int assign(u64 cgroup_id, const char *path)
 {
 	size_t len = strlen(path);
@@ -354,8 +364,9 @@ static int assign(u64 cgroup_id, const char *path)
 	memcpy(a->path, path, len + 1);
 	snprintf(name, sizeof(name), "%llu", cgroup_id);
 
-	mutex_lock(&knob_mutex);
-	err = !knobs_ready ? -ENODEV : find_assignment(cgroup_id, NULL) ? -EEXIST : -ENOSPC;
+	lockdep_assert_held(&assign_mutex);
+	err = !READ_ONCE(knobs_ready) ? -ENODEV :
+	      find_assignment(cgroup_id, NULL) ? -EEXIST : -ENOSPC;
 	for (slot = 0; err == -ENOSPC && slot < MAX_ASSIGNMENTS; slot++)
 		if (!rcu_access_pointer(assignments[slot]))
 			break;
@@ -364,10 +375,14 @@ static int assign(u64 cgroup_id, const char *path)
 		err = a->dir ? sysfs_create_groups(a->dir, assignment_groups) : -ENOMEM;
 	}
 	if (!err) {
-		rcu_assign_pointer(assignments[slot], a);
-		WRITE_ONCE(nr_assignments, nr_assignments + 1);
+		mutex_lock(&knob_mutex);
+		err = knobs_ready ? 0 : -ENODEV;
+		if (!err) {
+			rcu_assign_pointer(assignments[slot], a);
+			WRITE_ONCE(nr_assignments, nr_assignments + 1);
+		}
+		mutex_unlock(&knob_mutex);
 	}
-	mutex_unlock(&knob_mutex);
 	if (err) {	/* never published: no policy or file can have found it */
 		dir_remove(a->dir);
 		free_percpu(a->stats);
