@@ -146,7 +146,7 @@ if [ "${PUBLISH:-0}" = 1 ]; then
 	[ -z "${AB_RESULTS:-}" ] || die "PUBLISH=1 picks the folder itself: leave AB_RESULTS unset"
 	# -locks: the lock pass alone
 	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-$MODE$([ "$ICOUNT" = 1 ] || echo -noicount)$(
-		[ "$KNOB_PASS$OVERHEAD$FIDELITY$LOCKS" = 0001 ] && echo -locks)
+		[ "$KNOB_PASS$OVERHEAD$FIDELITY$LOCKS" != 0001 ] || echo -locks)
 	[ ! -e "$AB_RESULTS" ] || die "$AB_RESULTS exists: a run folder is never written twice"
 fi
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
