@@ -17,6 +17,9 @@ Usage: vm/tap-summary.py HOST_TAP VM_OUTPUT PROFILE [PROGRAM,...]
        vm/tap-summary.py --programs PROFILE [PROGRAM,...]
   the profile's programs (those of them asked for), in the manifest's
   order, a line each: "PROGRAM TIMEOUT"
+       vm/tap-summary.py --listed PROFILE
+  every program the manifest names for the profile, those it does not run
+  there included, a line each
        vm/tap-summary.py --timeout PROFILE [PROGRAM,...]
   the sum of their timeouts, in seconds
        vm/tap-summary.py --totals LOG
@@ -37,6 +40,8 @@ PLAN = re.compile(r'^# 1\.\.(\d+)(.*)$')
 SUBTEST = re.compile(r'^# (not )?ok (\d+)(?:\s+(.*))?$')
 # PROFILE PROGRAM PLAN TIMEOUT [skip=N REASON...], spaces only
 MANIFEST_LINE = re.compile(r'^(\S+) +(\S+) +(\d+) +(\d+)(?: +skip=(\d+) +(\S.*))? *$')
+# PROFILE PROGRAM not-run REASON...: built, but not for this profile
+NOT_RUN_LINE = re.compile(r'^(\S+) +(\S+) +not-run +(\S.*)$')
 # The totals a run ends with (and make check's over every kernel)
 TOTALS = re.compile(r'^(\d+) passed, (\d+) failed, (\d+) skipped$')
 
@@ -69,17 +74,25 @@ class Expected:
         self.plan, self.timeout, self.skips, self.reason = plan, timeout, skips, reason
 
 
-def read_manifest(profile):
+def read_manifest(profile, not_run=None):
+    """The programs @profile runs; those it names as not run there go into
+    the dict @not_run, with their reasons"""
     expected = {}
     with open(MANIFEST) as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip('\n')
             if not line.strip() or line.startswith('#'):
                 continue
+            m = NOT_RUN_LINE.match(line)
+            if m:
+                if m.group(1) == profile and not_run is not None:
+                    not_run[m.group(2)] = m.group(3)
+                continue
             m = MANIFEST_LINE.match(line)
             if not m:
                 sys.exit(f'{MANIFEST}:{n}: want "PROFILE PROGRAM PLAN TIMEOUT '
-                         f'[skip=N REASON]", separated by spaces')
+                         f'[skip=N REASON]" or "PROFILE PROGRAM not-run REASON", '
+                         f'separated by spaces')
             if m.group(1) != profile:
                 continue
             exp = Expected(int(m.group(3)), int(m.group(4)))
@@ -174,6 +187,11 @@ def main():
     if len(sys.argv) == 2 and sys.argv[1] == '--sum':
         print(sum_totals(sys.stdin))
         return 0
+    if len(sys.argv) == 3 and sys.argv[1] == '--listed':
+        not_run = {}
+        for name in list(read_manifest(sys.argv[2], not_run)) + list(not_run):
+            print(name)
+        return 0
     if len(sys.argv) in (3, 4) and sys.argv[1] in ('--programs', '--timeout'):
         programs = asked_programs(sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else '')
         if sys.argv[1] == '--programs':
@@ -185,7 +203,8 @@ def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     host_path, vm_path, profile = sys.argv[1:4]
-    expected = read_manifest(profile)
+    not_run = {}
+    expected = read_manifest(profile, not_run)
     if len(sys.argv) == 5 and sys.argv[4]:
         asked = [p for p in sys.argv[4].split(',') if p]
         unknown = [p for p in asked if p not in expected]
@@ -208,7 +227,10 @@ def main():
     for name in list(expected) + [p for p in programs if p not in expected]:
         exp, prog = expected.get(name), programs.get(name)
         problems = []
-        if exp is None:
+        if exp is None and name in not_run:
+            problems.append(f'ran, but {os.path.basename(MANIFEST)} says it does not run '
+                            f'for {profile} ({not_run[name]})')
+        elif exp is None:
             problems.append(f'ran, but {os.path.basename(MANIFEST)} does not list it for {profile}')
         elif prog is None or prog.verdict is None:
             problems.append('did not run to a verdict' if prog else 'did not run')
