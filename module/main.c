@@ -5,10 +5,10 @@
  *
  * /sys/kernel/mm/swapcache_ab/ holds one knob per policy, 1 for today's
  * mainline policy (the default) and 0 for the one it replaced upstream,
- * stats/ with what each policy did, and memcg/ with per memory cgroup
- * settings of the policies of policies[], so that both sides of an A/B
- * can run at once.  The geometry of every swap cache xarray is in
- * debugfs, swapcache_ab/swap_spaces.
+ * stats/ with what the writeback and COW policies did, and memcg/ with
+ * per memory cgroup settings of the policies of policies[], so that both
+ * sides of an A/B can run at once.  The geometry of every swap cache
+ * xarray, which the key decides, is in debugfs, swapcache_ab/swap_spaces.
  *
  * This file has the knobs, the counters, and init and exit; the policies
  * are in policies.c.
@@ -228,20 +228,8 @@ static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%lu\n", sum);
 }
 
-#define KEY_STAT_ATTR(_name, _stat)					\
-	static struct stat_attribute _name##_attr = {			\
-		.attr = __ATTR(_name, 0444, stat_show, NULL),		\
-		.stat = _stat,						\
-	}
-
-KEY_STAT_ATTR(index_offset, STAT_INDEX_OFFSET);
-KEY_STAT_ATTR(index_entry, STAT_INDEX_ENTRY);
 static struct stat_attribute policy_stat_attrs[NR_POLICIES];
-
-static struct attribute *stats_attrs[NR_SWAPCACHE_AB_STATS + 1] = {
-	[STAT_INDEX_OFFSET] = &index_offset_attr.attr.attr,
-	[STAT_INDEX_ENTRY] = &index_entry_attr.attr.attr,
-};
+static struct attribute *stats_attrs[NR_SWAPCACHE_AB_STATS + 1];
 
 static const struct attribute_group stats_group = {
 	.name = "stats",
@@ -254,7 +242,7 @@ static const struct attribute_group *swapcache_ab_groups[] = {
 	NULL,
 };
 
-/* Each policy's knob and counter, after the key's */
+/* Each policy's knob, after the key's two, and counter */
 static int __init policy_attrs_init(void)
 {
 	unsigned int p;
@@ -269,8 +257,8 @@ static int __init policy_attrs_init(void)
 		policy_knob_attrs[p].policy = p;
 		knob_attrs[NR_KEY_KNOBS + p] = &policy_knob_attrs[p].attr.attr;
 		kobj_attr_init(&policy_stat_attrs[p].attr, policies[p].stat, 0444, stat_show, NULL);
-		policy_stat_attrs[p].stat = NR_KEY_STATS + p;
-		stats_attrs[NR_KEY_STATS + p] = &policy_stat_attrs[p].attr.attr;
+		policy_stat_attrs[p].stat = p;
+		stats_attrs[p] = &policy_stat_attrs[p].attr.attr;
 	}
 	return 0;
 }
@@ -373,7 +361,6 @@ static int __init swapcache_ab_init(void)
 	}
 	swapcache_ab_debugfs = debugfs_create_dir("swapcache_ab", NULL);
 	geometry_init(swapcache_ab_debugfs);
-	debug_init(swapcache_ab_debugfs);
 	mutex_lock(&knob_mutex);
 	knobs_ready = true;
 	mutex_unlock(&knob_mutex);

@@ -7,8 +7,8 @@
  * mainline code alone.
  *
  * The key's policies (offset_key and trunks, two knobs for one site) are
- * key_ops[]; each other policy is a row of policies[], which the knobs,
- * the counters and the memory cgroup settings are made from.
+ * key_ops[], data; each other policy is a row of policies[], which the
+ * knobs, the counters and the memory cgroup settings are made from.
  */
 #include <linux/pagemap.h>
 #include <linux/sched.h>
@@ -18,66 +18,27 @@
 #include <linux/xarray.h>
 #include "swapcache_ab.h"
 
-/* Before v4.9 the swap cache was keyed by the whole entry, type bits too */
-static pgoff_t index_by_entry(swp_entry_t entry)
-{
-	record_key_caller();
-	count_stat(STAT_INDEX_ENTRY);
-	return entry.val;
-}
-
-/* v4.9 and v4.10: by offset, in one tree per device */
-static pgoff_t index_by_offset(swp_entry_t entry)
-{
-	record_key_caller();
-	count_stat(STAT_INDEX_OFFSET);
-	return swp_offset(entry);
-}
-
 /*
- * Mainline's, for mainline_ops: since v6.10 by offset within the 64MB
- * trunk, by the whole offset before
+ * The key's policies are data, which the kernel applies inline: a lookup
+ * under an old key costs what it cost in a kernel that had it.  Indexed
+ * [offset_key][trunks]; both at 1 is mainline: no ops, but for
+ * mainline_ops.
+ *
+ * Before v4.9 the swap cache was keyed by the whole entry, type bits too;
+ * v4.9 and v4.10 by offset, in one tree per device; since v4.11 a device
+ * has a swap address space per 64MB, and since v6.10 the index is the
+ * offset within it.
  */
-static pgoff_t index_mainline(swp_entry_t entry)
-{
-	if (SWAPCACHE_AB_INDEX_IN_SPACE)
-		return swp_offset(entry) & ((1UL << TRUNK_SHIFT) - 1);
-	return swp_offset(entry);
-}
+#define IN_TRUNK	((1UL << TRUNK_SHIFT) - 1)
+#define TRUNK_BITS	(SWP_OFFSET_MASK & ~IN_TRUNK)
 
-/* Before v4.11 a swap device had a single swap address space */
-static struct address_space *one_space(swp_entry_t entry, struct address_space *spaces)
-{
-	record_key_caller();
-	return spaces;
-}
-
-static struct address_space *space_of_64mb(swp_entry_t entry, struct address_space *spaces)
-{
-	record_key_caller();
-	return &spaces[swp_offset(entry) >> TRUNK_SHIFT];
-}
-
-/*
- * Indexed [offset_key][trunks]; both at 1 is mainline: no ops, but for
- * mainline_ops
- */
 const struct swapcache_ab_ops key_ops[2][2] = {
-	[0][0] = {
-		.cache_index = index_by_entry,
-		.cache_space = one_space,
-	},
-	[0][1] = {
-		.cache_index = index_by_entry,
-		.cache_space = space_of_64mb,
-	},
-	[1][0] = {
-		.cache_index = index_by_offset,
-		.cache_space = one_space,
-	},
+	[0][0] = { .index_mask = ~0UL, .space_mask = 0 },
+	[0][1] = { .index_mask = ~0UL, .space_mask = TRUNK_BITS },
+	[1][0] = { .index_mask = SWP_OFFSET_MASK, .space_mask = 0 },
 	[1][1] = {
-		.cache_index = index_mainline,
-		.cache_space = space_of_64mb,
+		.index_mask = SWAPCACHE_AB_INDEX_IN_SPACE ? IN_TRUNK : SWP_OFFSET_MASK,
+		.space_mask = TRUNK_BITS,
 	},
 };
 
@@ -94,7 +55,7 @@ static bool old_policy_applies(struct folio *folio, enum policy_id policy)
 		value = READ_ONCE(policy_knobs[policy]);
 	if (value)
 		return false;
-	count_stat(NR_KEY_STATS + policy);
+	count_stat(policy);
 	return true;
 }
 

@@ -62,17 +62,8 @@ extern const struct policy policies[NR_POLICIES];
 /* Indexed [offset_key][trunks] */
 extern const struct swapcache_ab_ops key_ops[2][2];
 
-/*
- * The global counters: the key's, then one per policy (NR_KEY_STATS +
- * policy)
- */
-enum key_stat {
-	STAT_INDEX_OFFSET,
-	STAT_INDEX_ENTRY,
-	NR_KEY_STATS
-};
-
-#define NR_SWAPCACHE_AB_STATS	(NR_KEY_STATS + NR_POLICIES)
+/* The global counters: one per policy, at its enum policy_id */
+#define NR_SWAPCACHE_AB_STATS	NR_POLICIES
 
 struct swapcache_ab_stats {
 	unsigned long count[NR_SWAPCACHE_AB_STATS];
@@ -144,46 +135,11 @@ void walk_swap_spaces(void (*fn)(struct seq_file *m, unsigned int type,
 		      struct seq_file *m);
 void __init geometry_init(struct dentry *dir);
 
-/* debug.c, debug kernels only: selftests/callsites and selftests/reload */
+/* debug.c, debug kernels only: selftests/reload */
 #ifdef CONFIG_FAULT_INJECTION
-#include <linux/ftrace.h>
-
-extern bool key_callers_on;
-void record_key_ip(unsigned long ip, unsigned int depth);
 void hold_policy(void);
-void __init debug_init(struct dentry *dir);
-
-/*
- * Inlined into each key policy: its return address is the kernel's call
- * site (depth 0); where frame pointers tell, its caller's is depth 1 and
- * theirs depth 2
- */
-static __always_inline void record_key_caller(void)
-{
-	unsigned long caller, theirs;
-
-	if (!READ_ONCE(key_callers_on))
-		return;
-	record_key_ip(_RET_IP_, 0);
-	/* The frame walk only where there is a frame to walk to */
-	caller = CALLER_ADDR1;
-	if (!caller)
-		return;
-	record_key_ip(caller, 1);
-	theirs = CALLER_ADDR2;
-	if (theirs)
-		record_key_ip(theirs, 2);
-}
 #else
-static inline void record_key_caller(void)
-{
-}
-
 static inline void hold_policy(void)
-{
-}
-
-static inline void debug_init(struct dentry *dir)
 {
 }
 #endif

@@ -24,25 +24,29 @@ static void no_mark(struct folio *folio, struct address_space *mapping, bool end
 {
 }
 
-static pgoff_t whole_offset(swp_entry_t entry)
-{
-	return swp_offset(entry);
-}
-
-static struct address_space *first_space(swp_entry_t entry, struct address_space *spaces)
-{
-	return spaces;
-}
-
 static const struct swapcache_ab_ops wb_ops = { .writeback = no_mark };
 static const struct swapcache_ab_ops wb_ops2 = { .writeback = no_mark };
 static const struct swapcache_ab_ops cow_ops = { .keep_after_cow = no_tag };
-static const struct swapcache_ab_ops key_ops = {
-	.cache_index = whole_offset,
-	.cache_space = first_space,
+/* v4.9's key: the whole offset, one space per device */
+static const struct swapcache_ab_ops key_ops = { .index_mask = SWP_OFFSET_MASK };
+#define IN_64MB	((1UL << 14) - 1)
+/* Keys that would lose data: two entries in one slot, a folio split */
+static const struct swapcache_ab_ops shared_slot_ops = { .index_mask = IN_64MB };
+static const struct swapcache_ab_ops split_folio_ops = {
+	.index_mask = SWP_OFFSET_MASK & ~1UL,
+	.space_mask = 1,
 };
 
-static const struct swapcache_ab_ops half_key_ops = { .cache_index = whole_offset };
+static const struct swapcache_ab_ops past_spaces_ops = {
+	.index_mask = ~0UL,
+	.space_mask = ~0UL,
+};
+
+static const struct swapcache_ab_ops key_wb_ops = {
+	.index_mask = SWP_OFFSET_MASK,
+	.writeback = no_mark,
+};
+
 static const struct swapcache_ab_ops two_sites_ops = {
 	.writeback = no_mark,
 	.keep_after_cow = no_tag,
@@ -113,8 +117,14 @@ static bool run_check(int n)
 	case 2:
 		return refused("WB ops at the COW site", SWAPCACHE_AB_COW, &wb_ops, -EINVAL) &
 		       refused("key ops at the WB site", SWAPCACHE_AB_WB, &key_ops, -EINVAL) &
-		       refused("half the key's callbacks", SWAPCACHE_AB_KEY, &half_key_ops,
+		       refused("the key with a WB callback", SWAPCACHE_AB_KEY, &key_wb_ops,
 			       -EINVAL) &
+		       refused("a key with two entries per slot", SWAPCACHE_AB_KEY,
+			       &shared_slot_ops, -EINVAL) &
+		       refused("a key splitting a large folio", SWAPCACHE_AB_KEY,
+			       &split_folio_ops, -EINVAL) &
+		       refused("a key past the device's spaces", SWAPCACHE_AB_KEY,
+			       &past_spaces_ops, -EINVAL) &
 		       refused("callbacks of two sites", SWAPCACHE_AB_WB, &two_sites_ops, -EINVAL);
 	case 3:
 		return check_taken();
@@ -163,7 +173,8 @@ static int __init swapcache_ab_api_init(void)
 static void __exit swapcache_ab_api_exit(void)
 {
 	const struct swapcache_ab_ops *const all[] = {
-		&wb_ops, &wb_ops2, &cow_ops, &key_ops, &half_key_ops, &two_sites_ops,
+		&wb_ops, &wb_ops2, &cow_ops, &key_ops, &shared_slot_ops, &split_folio_ops,
+		&past_spaces_ops, &key_wb_ops, &two_sites_ops,
 	};
 	unsigned int site, i;
 
