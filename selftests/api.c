@@ -25,7 +25,7 @@
 static const char *const checks[] = {
 	NULL,
 	"NULL ops refused, to register and to unregister (EINVAL)",
-	"ops with another site's callbacks, part of the key's, or two sites' refused (EINVAL)",
+	"ops with another site's members, a key that would lose data, or two sites' refused (EINVAL)",
 	"a taken site refused to other ops (EBUSY), the same ops again at once, only the registered ops unregistered (EINVAL otherwise)",
 	"COW ops registered and unregistered",
 	"the key refused to a module still in its init (EBUSY)",

@@ -33,9 +33,7 @@ const char *const thp_modes[2] = { "always", "never" };
 
 const char *const knob_names[4] = { "offset_key", "trunks", "skip_wb_tags", "cow_free" };
 
-const char *const stat_names[4] = {
-	"index_offset", "index_entry", "wb_tagged", "cow_kept",
-};
+const char *const stat_names[2] = { "wb_tagged", "cow_kept" };
 
 size_t test_size(size_t bytes)
 {

@@ -33,7 +33,7 @@ extern const char *const thp_modes[2];
 /* Every global knob */
 extern const char *const knob_names[4];
 /* Every counter under stats/ */
-extern const char *const stat_names[4];
+extern const char *const stat_names[2];
 
 /* The module, loaded from $SWAPCACHE_AB_KO (default /swapcache_ab.ko) */
 const char *module_path(void);

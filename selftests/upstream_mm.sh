@@ -47,10 +47,10 @@ module_unload() {
 	swap_off && echo 1 >$K/offset_key && rmmod swapcache_ab
 }
 
-# The counter that moves while knob $1 is 0
+# The counter that moves while knob $1 is 0.  offset_key has none: the
+# kernel applies the key inline, and the knob reads 0 only once it has
 policy_counter() {
 	case $1 in
-	offset_key) echo index_entry ;;
 	skip_wb_tags) echo wb_tagged ;;
 	cow_free) echo cow_kept ;;
 	esac
@@ -66,15 +66,16 @@ run_cow_with() {
 	while [ $# -gt 0 ]; do
 		echo "$2" 2>/dev/null >$K/"$1" && [ "$(cat $K/"$1")" = "$2" ] ||
 			{ echo "set-up failed: $1=$2 did not stick"; return; }
-		[ "$2" = 0 ] && eval "before_$1=\$(cat $K/stats/$(policy_counter "$1"))"
+		[ "$2" = 0 ] && [ -n "$(policy_counter "$1")" ] &&
+			eval "before_$1=\$(cat $K/stats/$(policy_counter "$1"))"
 		shift 2
 	done
 	swap_on >&2 || { echo "set-up failed: swapon"; return; }
 	got=$(run_cow)
 	set -- $knobs
 	while [ $# -gt 0 ]; do
-		if [ "$2" = 0 ]; then
-			counter=$(policy_counter "$1")
+		counter=$(policy_counter "$1")
+		if [ "$2" = 0 ] && [ -n "$counter" ]; then
 			eval "before=\$before_$1"
 			# shellcheck disable=SC2154 # before: assigned by the eval
 			[ "$(cat $K/stats/"$counter")" -gt "$before" ] ||
