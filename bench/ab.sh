@@ -142,6 +142,9 @@ PMEM_MB=${PMEM_MB:-128}
 BOOT_WARM=${BOOT_WARM:-$((1 - ICOUNT))}
 # What the tree holds now, before the run writes anything
 tree_changes=$(git status --porcelain -- . ':(exclude)build' 2>/dev/null || echo "not a git tree")
+# The commit the kernels and the module are built from, read before they
+# are: a commit made while the run goes on is not the one measured
+head_commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 if [ "${PUBLISH:-0}" = 1 ]; then
 	[ -z "${AB_RESULTS:-}" ] || die "PUBLISH=1 picks the folder itself: leave AB_RESULTS unset"
 	# -locks: the lock pass alone
@@ -306,7 +309,7 @@ import json, sys
 json.dump({
     "date_utc": "$(date -u +%FT%TZ)",
     "kernel_version": "$KVER",
-    "project_commit": "$(git rev-parse HEAD)$([ -z "$tree_changes" ] || echo -dirty)",
+    "project_commit": "$head_commit$([ -z "$tree_changes" ] || echo -dirty)",
     "kernel_config_sha256": "$(config_sha256 patched)",
     "kernel_config_sha256_by_kernel": {$(for k in $booted; do printf '"%s": "%s", ' "$k" "$(config_sha256 "$k")"; done)},
     "module_ko": "$module_ko",
@@ -342,7 +345,7 @@ if [ "${PUBLISH:-0}" = 1 ]; then
 	{
 		echo "# $(basename "$out")"
 		echo
-		echo "\`make ab PUBLISH=1\` on $(git rev-parse --short HEAD) (Linux $KVER, MODE=$MODE, RUNS=$RUNS,"
+		echo "\`make ab PUBLISH=1\` on ${head_commit:0:7} (Linux $KVER, MODE=$MODE, RUNS=$RUNS,"
 		echo "BOOT_RUNS=$BOOT_RUNS, ICOUNT=$ICOUNT, SEED=$SEED; the rest in provenance.json), wall time"
 		echo "$(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s.  \`make report RESULTS=bench/results/$(basename "$out")\`"
 		echo "makes the CSV, JSON and plots again from results.txt.gz."
