@@ -185,6 +185,16 @@ static int key_cycle(int *key)
 	return ret;
 }
 
+/*
+ * What the flipper is asked for: a flip a second on average, and a key
+ * cycle.  How many it gets depends on the kernel (a debug kernel in TCG
+ * does ~2 a second while workers swap) and on the host.
+ */
+static bool flipped_enough(unsigned long flips, unsigned long cycles, int seconds)
+{
+	return flips >= (unsigned long)seconds && cycles > 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long flips = 0, cycles = 0, marks, spaces;
@@ -234,11 +244,11 @@ int main(int argc, char **argv)
 		       seconds, NR_WORKERS, WORKER_BYTES >> 20, cgroup_limit);
 	srandom(time(NULL));
 	end = time(NULL) + seconds;
-	/* What is asked for below, given up to twice the time on a slow host */
+	/* flipped_enough() given up to twice the time on a slow host */
 	deadline = end + seconds;
 	next_cycle = time(NULL) + 10;
 	while (time(NULL) < end ||
-	       ((flips < (unsigned long)seconds || !cycles) && time(NULL) < deadline)) {
+	       (!flipped_enough(flips, cycles, seconds) && time(NULL) < deadline)) {
 		const char *knob = random() % 2 ? "skip_wb_tags" : "cow_free";
 
 		if (knob_set(knob, random() % 2))
@@ -281,13 +291,7 @@ int main(int argc, char **argv)
 	ksft_print_msg("flips %lu, swapoff/key/swapon cycles %lu, pages written %lu, verified %lu, corrupted %lu, COW children %lu (bad %lu), pswpout %lu\n",
 		       flips, cycles, sum.written, sum.verified, sum.corrupted,
 		       sum.cow_children, sum.cow_bad, vmstat_get("pswpout"));
-	/*
-	 * The flipper sleeps 1-5 ms between writes, but how many it gets in
-	 * depends on the kernel (a debug kernel in TCG does ~2 a second while
-	 * workers swap) and on the host: ask for one a second on average,
-	 * and a key cycle, in at most twice the time.
-	 */
-	ksft_test_result(flips >= (unsigned long)seconds && cycles > 0,
+	ksft_test_result(flipped_enough(flips, cycles, seconds),
 			 "%lu knob flips and %lu key cycles under load\n", flips, cycles);
 	ksft_test_result(workers_ok, "each of %d workers exited 0 and verified pages\n",
 			 NR_WORKERS);
