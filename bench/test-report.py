@@ -297,16 +297,26 @@ check(p.returncode == 1 and "no host ran the A/B" in p.stdout, "fleet report: no
 # 11. The fidelity pass's statistics (the Welch difference of two A/Bs).
 # Constant log ratios: the difference of a +10% and a +5% effect is
 # 1.10/1.05 - 1 = +4.76%, exactly
-d = report.welch_difference([math.log(1.10)] * 5, [math.log(1.05)] * 4)
+d = report.welch_difference(report.t_effect([math.log(1.10)] * 5), report.t_effect([math.log(1.05)] * 4))
 check(all(abs(x - 100 * (1.10 / 1.05 - 1)) < 1e-9 for x in d),
       f"runtime +10% in every pair against reboot +5%: difference +4.76% exactly (got {d})")
 # Welch with one side constant: df = n1 - 1 = 2, t(0.975, 2) = 4.302653;
 # logs 0.01, 0.02, 0.03 against 0: 0.02 +- 4.302653 * 0.01 / sqrt(3)
-d = report.welch_difference([0.01, 0.02, 0.03], [0.0, 0.0, 0.0])
+d = report.welch_difference(report.t_effect([0.01, 0.02, 0.03]), report.t_effect([0.0, 0.0, 0.0]))
 h = 4.302652729911275 * 0.01 / math.sqrt(3)
 check(abs(d[0] - 100 * math.expm1(0.02)) < 1e-9 and abs(d[1] - 100 * math.expm1(0.02 - h)) < 1e-6
       and abs(d[2] - 100 * math.expm1(0.02 + h)) < 1e-6,
       f"Welch interval with one constant side uses t(0.975, n1-1) (got {d})")
+# Welch-Satterthwaite with each side's own df: v1 = 4e-6 on n-2 = 6 df (a
+# crossover's), v2 = 1e-6 on 9: df = 25e-12 / (16e-12 / 6 + 1e-12 / 9) =
+# 9.0, t(0.975, 9.0) = 2.262157; difference 0.01 - 0.02 +- 2.262157 *
+# sqrt(5e-6)
+d = report.welch_difference({"mlog": 0.01, "se2": 4e-6, "df": 6}, {"mlog": 0.02, "se2": 1e-6, "df": 9})
+df = 25e-12 / (16e-12 / 6 + 1e-12 / 9)
+hw = float(report.stats.t.ppf(0.975, df)) * math.sqrt(5e-6)
+check(abs(df - 9.0) < 1e-9 and abs(d[1] - 100 * math.expm1(-0.01 - hw)) < 1e-9
+      and abs(hw - 2.262157 * math.sqrt(5e-6)) < 1e-6,
+      f"Welch interval from each side's variance and its own df (got {d})")
 m, lo, hi = report.t_interval([0.01, 0.02, 0.03])
 check(abs(lo - 100 * math.expm1(0.02 - h)) < 1e-6, "t interval of three log ratios")
 
@@ -336,29 +346,29 @@ def fidelity_lines(runtime, reboot, aa, pswpout=(25000, 25000), ref_pswpout=(250
     return "\n".join(lines) + "\n"
 
 
-aa5 = [1.002, 0.998, 1.004, 0.996, 1.0]
-rc, out, err = run_report(fidelity_lines([0.90, 0.901, 0.899, 0.9, 0.9005],
+aa5 = [1.0002, 0.9998, 1.0004, 0.9996, 1.0]
+rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
-check(rc == 0 and "fidelity skip_wb_tags: faithful (ref-tagged-writeback vs stock)" in out,
-      "the same -10% on both A/Bs, within a +-0.5% boot A/A, is faithful")
+check(rc == 0 and "fidelity skip_wb_tags (knob pass): faithful (ref-tagged-writeback vs stock)" in out,
+      "the same -10% on both A/Bs, the boot A/A within +-0.05%, is faithful at the 0.1% margin")
 check("swap-w-seq.writeback marks" in out and "agree" in out
       and "swap-w-seq.xarray.type1_height" in out and "a reference kernel has none" in out,
       "the fidelity table shows the writeback marks by construction and the geometry as unavailable")
-check("-9.99% [-10.1%, -9.90%] n=5" in out,
+check("-10.0% [-10.0%, -9.97%] n=5" in out,
       "each effect is exp(mean ln(B/A)) - 1 with its t interval and n")
 rc, out, err = run_report(fidelity_lines([0.85, 0.851, 0.849, 0.85, 0.8505],
                                          [0.984, 0.9842, 0.9838, 0.9841, 0.9839], aa5))
-check(rc == 0 and "fidelity skip_wb_tags: NOT faithful" in out and "beyond the boot-level A/A" in out
+check(rc == 0 and "fidelity skip_wb_tags (knob pass): NOT faithful" in out and "beyond +-0.1%" in out
       and "runtime -15.0% against reboot -1.60%" in out,
       "a -15% runtime effect against a -1.6% reboot effect is NOT faithful, with the figures")
-rc, out, err = run_report(fidelity_lines([0.90, 0.901, 0.899, 0.9, 0.9005],
+rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5,
                                          pswpout=(25000, 25000), ref_pswpout=(25000, 12000)))
 check(rc == 0 and "NOT faithful" in out and "swap-w-seq.vmstat.pswpout: runtime 25000 -> 25000, reboot 25000 -> 12000" in out,
       "the same timing with a pswpout the other A/B does not have is NOT faithful")
 # SwapCached after swap-w-seq: 1 kB at runtime against 37 kB on stock,
 # whose own boots spread from 8 to 92 kB: boot noise, not a mechanism
-text = fidelity_lines([0.90, 0.901, 0.899, 0.9, 0.9005], [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5)
+text = fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001], [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5)
 extra = []
 for i, (stock, stock2) in enumerate(((92, 8), (8, 12), (12, 8), (36, 40), (37, 40)), 1):
     extra += [f"RESULT patched skip_wb_tags 0 {i} swap-w-seq meminfo.SwapCached_after 0",
@@ -367,11 +377,86 @@ for i, (stock, stock2) in enumerate(((92, 8), (8, 12), (12, 8), (36, 40), (37, 4
               f"RESULT stock - - {i} swap-w-seq meminfo.SwapCached_after {stock}",
               f"RESULT stock2 - - {i} swap-w-seq meminfo.SwapCached_after {stock2}"]
 rc, out, err = run_report(text + "\n".join(extra) + "\n")
-check(rc == 0 and "fidelity skip_wb_tags: faithful" in out,
+check(rc == 0 and "fidelity skip_wb_tags (knob pass): faithful" in out,
       "a SwapCached difference within the range stock's own boots show is agreement")
-rc, out, err = run_report(fidelity_lines([0.90, 0.95, 0.85], [0.9, 0.92, 0.88], [1.002, 0.998, 1.0]))
-check(rc == 0 and "NOT faithful" in out and "reaches past the boot-level A/A" in out and "n=3+3" in out,
-      "a difference whose interval is wider than the A/A band is not shown faithful, and says so")
+rc, out, err = run_report(fidelity_lines([0.90, 0.95, 0.85], [0.9, 0.92, 0.88], [1.0002, 0.9998, 1.0]))
+check(rc == 0 and "fidelity skip_wb_tags (knob pass): not shown at this n" in out
+      and "not +-0.1%: not shown faithful at n=3+3" in out,
+      "a difference whose interval reaches past the margin is not shown faithful, and says so")
+# Resolved within 0.2% but not 0.1%: not shown, with the margin it did show
+rc, out, err = run_report(fidelity_lines([0.90, 0.9012, 0.8988, 0.9, 0.9004],
+                                         [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
+check(rc == 0 and "fidelity skip_wb_tags (knob pass): not shown at this n" in out
+      and "shown within +-0.1" in out and "not +-0.1%" in out,
+      "a difference shown within 0.1-0.2% is not shown faithful at the 0.1% margin")
+# The control: a boot-level A/A that is itself not within the margin
+rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
+                                         [0.9, 0.9002, 0.8998, 0.9001, 0.8999], [1.002, 0.998, 1.004, 0.996, 1.0]))
+check(rc == 0 and "fidelity skip_wb_tags (knob pass): not shown at this n" in out
+      and "the boot-level A/A is not shown within +-0.1%" in out,
+      "where the boot-level A/A is not within the margin the pass cannot show fidelity, and says so")
+
+# 11b. The AB/BA crossover: d = tau + pi where A ran first, tau - pi where
+# B did.  Constant d per order: tau = 0.01, pi = 0.003 exactly, whatever
+# the counts in each order
+c = report.crossover([0.013, 0.013, 0.013, 0.007, 0.007], [True, True, True, False, False])
+check(c is not None and near(c["change_pct"], 100 * math.expm1(0.01)) and near(c["period_pct"], 100 * math.expm1(0.003))
+      and (c["n_ab"], c["n_ba"], c["df"]) == (3, 2, 3),
+      f"crossover: tau and pi from the two orders' means, 3 A-first and 2 B-first pairs (got {c})")
+# Two pairs each order, d 0.012, 0.014 (AB) and 0.006, 0.008 (BA): pooled
+# s^2 = 4e-6 / 2 = 2e-6, se^2 = s^2 / 4 * (1/2 + 1/2) = 5e-7, t(0.975, 2)
+# = 4.302653: tau 0.01 +- 4.302653 * sqrt(5e-7)
+c = report.crossover([0.012, 0.006, 0.014, 0.008], [True, False, True, False])
+h = 4.302652729911275 * math.sqrt(5e-7)
+check(abs(c["ci_low_pct"] - 100 * math.expm1(0.01 - h)) < 1e-6
+      and abs(c["ci_high_pct"] - 100 * math.expm1(0.01 + h)) < 1e-6
+      and abs(c["period_low_pct"] - 100 * math.expm1(0.003 - h)) < 1e-6,
+      f"crossover interval: pooled within-order variance, n-2 df (got {c})")
+check(report.crossover([0.01, 0.02, 0.03], [True, True, True]) is None
+      and report.crossover([0.01, 0.02], [True, False]) is None,
+      "no crossover figures without a pair in each order, or below 3 pairs")
+
+
+# 11c. Whole reports: the knob pass's position effect
+def positioned_lines(kernel, knob, ratios, a_first, extra_second=0.0):
+    """knob pairs whose B/A is ratios[i]; the run in the second position of
+    a pair costs extra_second (a fraction) more"""
+    lines = []
+    for i, (r, first) in enumerate(zip(ratios, a_first), 1):
+        sides = (("0", 1000.0, 1 if first else 2), ("1", 1000.0 * r, 2 if first else 1))
+        for side, x, pos in sides:
+            x *= 1 + (extra_second if pos == 2 else 0)
+            lines += [f"PLAN {kernel} {knob} {side} {i} swap-w-seq",
+                      f"RESULT {kernel} {knob} {side} {i} swap-w-seq throughput 100",
+                      f"RESULT {kernel} {knob} {side} {i} swap-w-seq insns_per_page {x:.6f}",
+                      f"RESULT {kernel} {knob} {side} {i} swap-w-seq vmstat.pswpout 25000",
+                      f"RESULT {kernel} {knob} {side} {i} swap-w-seq position {pos}"]
+    return lines
+
+
+def boot_lines(ratios, aa):
+    lines = []
+    for i, (r, q) in enumerate(zip(ratios, aa), 1):
+        for kernel, x in (("ref-tagged-writeback", 1000.0), ("stock", 1000.0 * r), ("stock2", 1000.0 * r * q)):
+            lines += [f"PLAN {kernel} - - {i} swap-w-seq",
+                      f"RESULT {kernel} - - {i} swap-w-seq throughput 100",
+                      f"RESULT {kernel} - - {i} swap-w-seq insns_per_page {x:.6f}",
+                      f"RESULT {kernel} - - {i} swap-w-seq vmstat.pswpout 25000"]
+    return lines
+
+
+# -2% in every pair, +0.3% on whichever run came second, 6 of 8 pairs run
+# A first: the plain mean reads -2% + 0.3% * (6 - 2) / 8 = -1.85%, the
+# adjusted effect -2.00% exactly, and a reboot A/B of -2% is faithful
+ten = [0.98, 0.9801, 0.9799, 0.98, 0.98005, 0.97995, 0.98, 0.98, 0.98001, 0.97999]
+aa10 = [1.0004, 0.9996, 1.0003, 0.9997, 1.0, 1.0002, 0.9998, 1.0001, 0.9999, 1.0]
+order = [True, True, False, True, True, False, True, True]
+text = "\n".join(positioned_lines("patched", "skip_wb_tags", [0.98] * 8, order, 0.003)
+                 + boot_lines(ten, aa10)) + "\n"
+rc, out, err = run_report(text)
+check(rc == 0 and "+0.30% [+0.30%, +0.30%]" in out and "-2.00% [-2.00%, -2.00%] n=8 adj" in out
+      and "fidelity skip_wb_tags (knob pass): faithful" in out,
+      "a position effect is estimated and taken out of the knob pass's effect before the fidelity test")
 
 # 12. The hooked A/A and the hook dispatch row are named as such
 lines = []
