@@ -13,7 +13,11 @@
 #      at 1: the cost of the hook points; and (FIDELITY=1) the reference
 #      kernels of bench/reference/knobs, each running its knob's
 #      workloads, the stock kernels all of them: each knob's reboot A/B,
-#      which report.py sets beside its runtime A/B of pass 1;
+#      which report.py sets beside its runtime A/B of pass 1; and
+#      (FRESH=1) fresh boots of the patched kernel with the module, each
+#      knob set after boot to one side of an A/B, one run per boot: each
+#      knob's runtime A/B measured as its reboot A/B is, with nothing the
+#      knob pass's runs before left behind;
 #   3. the lock pass: one boot of the lock pass kernel (vm/locks.config:
 #      lock_stat, no runtime text patching) on multi-threaded TCG, one
 #      host thread per vCPU; locktorture's positive control, then pairs
@@ -60,6 +64,8 @@
 #   FIDELITY=1        the reference kernels in the boot rounds (6.12,
 #                     MODE=sequential; builds them); HOOK=0: no hook
 #                     dispatch pairs
+#   FRESH=$FIDELITY   the fresh boots (above) in the boot rounds, for the
+#                     knobs of the fidelity pass
 #   BOOT_WARM=        1: each boot runs each of its workloads once first,
 #                     unrecorded, as the knob pass does (default: 1 without
 #                     icount, 0 under it, where a first run measured the
@@ -127,6 +133,23 @@ if [ "$FIDELITY" = 1 ]; then
 		done
 	done <"$top/bench/reference/knobs"
 	[ -n "$fid_knobs" ] || die "FIDELITY=1: none of KNOBS=$KNOBS is in bench/reference/knobs"
+fi
+# The fresh boots: each the patched kernel with the module, the knobs set
+# after boot as the sides listed (one setting: offset_key.trunks0=1 is
+# trunks=0 with offset_key=1, and every knob's side 1 is every knob at 1),
+# running the workloads of those knobs; cow_free's side 1 boots on its
+# own, so that both its sides run the same workloads in the same order
+FRESH=${FRESH:-$FIDELITY}
+fresh_boots=''
+if [ "$FRESH" = 1 ]; then
+	[ "$FIDELITY" = 1 ] || die "FRESH=1 runs in the fidelity pass: FIDELITY=1"
+	for sides in offset_key:0 offset_key.trunks0:0 offset_key.trunks0:1+trunks:0 skip_wb_tags:0 \
+		offset_key:1+trunks:1+skip_wb_tags:1 cow_free:0 cow_free:1; do
+		kept=$(echo "$sides" | tr + '\n' | while IFS=: read -r knob side; do
+			case +$fid_knobs+ in *"+$knob+"*) echo "$knob:$side" ;; esac
+		done | paste -sd+)
+		[ -n "$kept" ] && fresh_boots+="${fresh_boots:+ }fresh:$kept"
+	done
 fi
 # A reference kernel's boot runs the workloads of the knobs it stands for
 ref_knobs() { # ref-kernel
@@ -258,19 +281,24 @@ if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 	round=(stock stock2)
 	[ "$OVERHEAD" = 1 ] && round+=(patched module)
 	[ "$FIDELITY" = 1 ] && log "fidelity: the reboot A/B of $fid_knobs on $ref_kernels, in the boot rounds"
+	[ -n "$fresh_boots" ] && log "fidelity: fresh boots of the patched kernel, one side each: ${fresh_boots//fresh:/}"
 	for run in $(seq "$BOOT_RUNS"); do
 		# shellcheck disable=SC2086
-		order=$(shuffle "boots-$run" "${round[@]}" $ref_kernels)
+		order=$(shuffle "boots-$run" "${round[@]}" $ref_kernels $fresh_boots)
 		boot_orders+=("$order")
 		log "pass 2: boot round $run/$BOOT_RUNS, in the order $order"
 		for k in $order; do
-			variant=$k args="mode=overhead,run=$run,warm=$BOOT_WARM,$common"
+			variant=$k label=$k name=$k args="mode=overhead,run=$run,warm=$BOOT_WARM,$common"
 			case $k in
 			module) variant=patched args+=",load=1" ;;
 			stock | stock2) args+=",overhead=$OVERHEAD,fidelity=$fid_knobs" ;;
 			ref-*) args+=",overhead=0,fidelity=$(ref_knobs "$k")" ;;
+			fresh:*)
+				sides=${k#fresh:}
+				variant=patched label=fresh name=fresh-${sides%%+*}
+				args+=",load=1,sides=$sides" ;;
 			esac
-			VM_ICOUNT=$ICOUNT boot "overhead-$k-$run" "$variant" "$k" "$args" "boot round $run/$BOOT_RUNS"
+			VM_ICOUNT=$ICOUNT boot "overhead-${name//:/-}-$run" "$variant" "$label" "$args" "boot round $run/$BOOT_RUNS"
 		done
 	done
 fi
@@ -320,7 +348,7 @@ json.dump({
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
                 "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "KNOB_PASS": $KNOB_PASS, "LOCK_CPUS": $LOCK_CPUS,
                 "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
-                "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
+                "FIDELITY": $FIDELITY, "FRESH": $FRESH, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
     "kernel_releases": {"patched": "$(kernel_release patched)",

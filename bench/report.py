@@ -146,6 +146,9 @@ HEADLINES = {
 METRIC_PREFERENCE = ("insns_per_pswpout", "guest_ns_per_pswpout", "insns_per_page", "guest_ns_per_page",
                      "insns_per_access", "guest_ns_per_access", "swapout_kb_per_guest_s", "throughput")
 HOOK_KNOB = "hook_dispatch"
+# make ab's fresh boots (bench/bench sides=): a knob set after boot, one
+# run per boot, labelled so
+FRESH = "fresh"
 # A kernel label whose runs say which cgroup they ran in is a simultaneous pass
 SIMULTANEOUS_MARK = "cgroup_y"
 # The two passes of MODE=simultaneous, as bench/ab.sh labels them
@@ -469,6 +472,10 @@ def comparisons(values, kver="6.12", reference=()):
         if (kernel, knob, "0") in groups and (kernel, knob, "1") in groups:
             aa = f"aa@{kernel}" if (kernel, "aa", "a1") in groups else None
             title = f"{knob}: A = 0 ({BASE_LABEL}), B = 1 ({OTHER_LABEL}); kernel {kernel}"
+            if kernel == FRESH:
+                title = (f"{knob}: A = 0, B = 1, each set after a fresh boot of the patched kernel with "
+                         "the module, one run per boot (boot rounds)")
+                aa = cal
             if knob == HOOK_KNOB:
                 title = (f"hook dispatch: A = hooked at mainline (mainline_ops=1), "
                          f"B = unhooked (mainline_ops=0), every knob at 1; kernel {kernel}")
@@ -857,14 +864,14 @@ def aa_range(row):
 
 # The runtime A/Bs the fidelity pass sets beside the reboot A/B: the knob
 # pass (its effect adjusted for the position in the pair where bench/bench
-# recorded it)
-RUNTIMES = (("knob pass", "patched"),)
+# recorded it) and make ab's fresh boots (FRESH=1)
+RUNTIMES = (("fresh boot", FRESH), ("knob pass", "patched"))
 
 
 def fidelity(rows_by, reference):
     """Per knob of bench/reference/knobs and per runtime A/B measured
-    (RUNTIMES): for each of its workloads, the runtime effect (knob@patched,
-    adjusted for the position in the pair where each order
+    (RUNTIMES): for each of its workloads, the runtime effect (knob@fresh,
+    or knob@patched adjusted for the position in the pair where each order
     has two pairs or more) and the reboot effect (knob@reboot), each
     exp(mean log(B/A)) - 1 with its t interval, as every A/B row; their
     difference, exp(mean log-ratio runtime - mean log-ratio reboot) - 1,
@@ -1062,8 +1069,8 @@ def render_locks(rows_by, ctl):
 
 
 def render_fidelity(found):
-    text = ["== fidelity: each knob's runtime A/B (knob 0 vs 1, patched kernel + module, in the knob",
-            "   pass) beside its reboot A/B (bench/reference/knobs:",
+    text = ["== fidelity: each knob's runtime A/B (knob 0 vs 1, patched kernel + module: in the knob",
+            "   pass, or after a fresh boot per run) beside its reboot A/B (bench/reference/knobs:",
             "   reference kernel vs stock, one boot a run, boot rounds); changes 100*(B/A-1)",
             f"{'knob':<19} {'runtime':<10} {'workload.metric':<28} {'runtime [95%, t] n':>34}  "
             f"{'reboot [95%, t] n':>34}  {'difference [95%, Welch t]':>27} {'TOST':>7}  "
@@ -1089,7 +1096,8 @@ def render_fidelity(found):
     margins = ", ".join(f"{name} {x:g}%" for name, _, x in FIDELITY_MARGINS)
     text.append("   runtime/reboot: exp(mean log(B/A)) - 1 over the pairs, Student t interval 95%; adj:")
     text.append("   the knob pass's, adjusted for the position in the pair (AB/BA crossover, n-2 df),")
-    text.append("   where each order has 2 pairs or more.  difference: exp(mean log(B/A) runtime - mean log(B/A) reboot) - 1,")
+    text.append("   where each order has 2 pairs or more; a fresh boot runs one side once, as a reference")
+    text.append("   kernel's boot does.  difference: exp(mean log(B/A) runtime - mean log(B/A) reboot) - 1,")
     text.append("   Welch t interval 95%; TOST: the margin within which two one-sided tests at 5% show")
     text.append("   it equivalent to 0 (its 90% interval's larger end).  boot A/A: mean log(stock2/stock),")
     text.append("   t interval 95%, the control.  On the knob's headline workload: faithful when the")

@@ -417,7 +417,7 @@ check(report.crossover([0.01, 0.02, 0.03], [True, True, True]) is None
       "no crossover figures without a pair in each order, or below 3 pairs")
 
 
-# 11c. Whole reports: the knob pass's position effect
+# 11c. Whole reports: the knob pass's position effect, and fresh boots
 def positioned_lines(kernel, knob, ratios, a_first, extra_second=0.0):
     """knob pairs whose B/A is ratios[i]; the run in the second position of
     a pair costs extra_second (a fraction) more"""
@@ -457,6 +457,23 @@ rc, out, err = run_report(text)
 check(rc == 0 and "+0.30% [+0.30%, +0.30%]" in out and "-2.00% [-2.00%, -2.00%] n=8 adj" in out
       and "fidelity skip_wb_tags (knob pass): faithful" in out,
       "a position effect is estimated and taken out of the knob pass's effect before the fidelity test")
+# The same runtime effect from fresh boots (one run each, no position):
+# a fidelity line of its own
+fresh = []
+for i, r in enumerate(ten, 1):
+    for side, x in (("0", 1000.0), ("1", 1000.0 * r)):
+        fresh += [f"PLAN fresh skip_wb_tags {side} {i} swap-w-seq",
+                  f"RESULT fresh skip_wb_tags {side} {i} swap-w-seq throughput 100",
+                  f"RESULT fresh skip_wb_tags {side} {i} swap-w-seq insns_per_page {x:.6f}",
+                  f"RESULT fresh skip_wb_tags {side} {i} swap-w-seq vmstat.pswpout 25000"]
+rc, out, err = run_report("\n".join(fresh + boot_lines(ten, aa10)) + "\n")
+check(rc == 0 and "fidelity skip_wb_tags (fresh boot): faithful" in out
+      and "each set after a fresh boot of the patched kernel" in out and "(knob pass)" not in out,
+      "fresh boots make a runtime A/B of their own, judged against the reboot A/B")
+# A fresh-boot effect 0.5% off the reboot one is not faithful
+rc, out, err = run_report("\n".join(fresh + boot_lines([r * 1.005 for r in ten], aa10)) + "\n")
+check(rc == 0 and "fidelity skip_wb_tags (fresh boot): NOT faithful" in out and "beyond +-0.1%" in out,
+      "a fresh-boot effect 0.5% away from the reboot effect is NOT faithful")
 
 # 12. The hooked A/A and the hook dispatch row are named as such
 lines = []
