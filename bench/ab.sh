@@ -66,9 +66,6 @@
 #                     dispatch pairs
 #   FRESH=$FIDELITY   the fresh boots (above) in the boot rounds, for the
 #                     knobs of the fidelity pass
-#   HOOKED=1          each knob's pairs and fresh boots with every site
-#                     hooked on both sides (the module's mainline_ops,
-#                     bench/bench hooked=); 0: a side at 1 unhooked
 #   BOOT_WARM=        1: each boot runs each of its workloads once first,
 #                     unrecorded, as the knob pass does (default: 1 without
 #                     icount, 0 under it, where a first run measured the
@@ -110,7 +107,7 @@ simultaneous)
 esac
 SIM_RUNS=${SIM_RUNS:-0}
 NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-AA=${AA:-1} HOOK=${HOOK:-1} HOOKED=${HOOKED:-1} KNOB_PASS=${KNOB_PASS:-1}
+AA=${AA:-1} HOOK=${HOOK:-1} KNOB_PASS=${KNOB_PASS:-1}
 LOCK_CPUS=${LOCK_CPUS:-2} LOCK_PMEM_MB=${LOCK_PMEM_MB:-512}
 LOCK_TASKS=${LOCK_TASKS:-$((2 * LOCK_CPUS))}
 # Whether pass 3 runs (it needs knobs to pair)
@@ -224,7 +221,7 @@ shuffle() { # salt words...
 
 # bench/bench's arguments that every pass shares
 common_args() { # nr_task icount
-	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2,hooked=$HOOKED${WORKLOADS:+,workloads=$WORKLOADS}"
+	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2${WORKLOADS:+,workloads=$WORKLOADS}"
 }
 common=$(common_args "$NR_TASK" "$ICOUNT")
 
@@ -351,7 +348,7 @@ json.dump({
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
                 "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "KNOB_PASS": $KNOB_PASS, "LOCK_CPUS": $LOCK_CPUS,
                 "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
-                "FIDELITY": $FIDELITY, "FRESH": $FRESH, "HOOK": $HOOK, "HOOKED": $HOOKED, "BOOT_WARM": $BOOT_WARM,
+                "FIDELITY": $FIDELITY, "FRESH": $FRESH, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
     "kernel_releases": {"patched": "$(kernel_release patched)",
