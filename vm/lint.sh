@@ -45,7 +45,7 @@ done
 # Hook points only: the budget of lines the hook patches add to the kernel,
 # counted as the cover letter counts them (every + line of a diff outside
 # Documentation/, file headers and kernel-doc comments aside).  Patch 1 converts the index sites
-# the key hook needs (3 lines on 6.12, 37 on 6.1, which has no
+# the key hook needs (3 lines on 6.12, 40 on 6.1, which has no
 # swap_cache_index()): it is counted apart and must add no hook.
 added_lines() { # patch
 	awk '/^diff --git / { indiff = 1; doc = ($3 ~ /^a\/Documentation\//); kdoc = 0 }
