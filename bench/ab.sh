@@ -66,6 +66,11 @@
 #                     dispatch pairs
 #   FRESH=$FIDELITY   the fresh boots (above) in the boot rounds, for the
 #                     knobs of the fidelity pass
+#   HOOKED=offset_key+offset_key.trunks0+trunks   the knobs whose pairs
+#                     and fresh boots run with every site hooked on both
+#                     sides (the module's mainline_ops; bench/bench
+#                     hooked=); the others' side 1 runs unhooked.  none:
+#                     every side 1 unhooked
 #   BOOT_WARM=        1: each boot runs each of its workloads once first,
 #                     unrecorded, as the knob pass does (default: 1 without
 #                     icount, 0 under it, where a first run measured the
@@ -107,7 +112,11 @@ simultaneous)
 esac
 SIM_RUNS=${SIM_RUNS:-0}
 NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-AA=${AA:-1} HOOK=${HOOK:-1} KNOB_PASS=${KNOB_PASS:-1}
+AA=${AA:-1} HOOK=${HOOK:-1} HOOKED=${HOOKED:-offset_key+offset_key.trunks0+trunks} KNOB_PASS=${KNOB_PASS:-1}
+for knob in ${HOOKED//+/ }; do
+	case $knob in none | offset_key | offset_key.trunks0 | trunks | skip_wb_tags | cow_free) ;;
+	*) die "HOOKED: unknown knob '$knob'" ;; esac
+done
 LOCK_CPUS=${LOCK_CPUS:-2} LOCK_PMEM_MB=${LOCK_PMEM_MB:-512}
 LOCK_TASKS=${LOCK_TASKS:-$((2 * LOCK_CPUS))}
 # Whether pass 3 runs (it needs knobs to pair)
@@ -137,7 +146,8 @@ fi
 # The fresh boots: each the patched kernel with the module, the knobs set
 # after boot as the sides listed (one setting: offset_key.trunks0=1 is
 # trunks=0 with offset_key=1, and every knob's side 1 is every knob at 1),
-# running the workloads of those knobs; cow_free's side 1 boots on its
+# running the workloads of those knobs; the knobs of HOOKED boot apart
+# from the others, with mainline_ops on; cow_free's side 1 boots on its
 # own, so that both its sides run the same workloads in the same order
 FRESH=${FRESH:-$FIDELITY}
 fresh_boots=''
@@ -145,10 +155,14 @@ if [ "$FRESH" = 1 ]; then
 	[ "$FIDELITY" = 1 ] || die "FRESH=1 runs in the fidelity pass: FIDELITY=1"
 	for sides in offset_key:0 offset_key.trunks0:0 offset_key.trunks0:1+trunks:0 skip_wb_tags:0 \
 		offset_key:1+trunks:1+skip_wb_tags:1 cow_free:0 cow_free:1; do
-		kept=$(echo "$sides" | tr + '\n' | while IFS=: read -r knob side; do
-			case +$fid_knobs+ in *"+$knob+"*) echo "$knob:$side" ;; esac
-		done | paste -sd+)
-		[ -n "$kept" ] && fresh_boots+="${fresh_boots:+ }fresh:$kept"
+		for hooked in 1 0; do
+			kept=$(echo "$sides" | tr + '\n' | while IFS=: read -r knob side; do
+				case +$fid_knobs+ in *"+$knob+"*) ;; *) continue ;; esac
+				case +$HOOKED+ in *"+$knob+"*) h=1 ;; *) h=0 ;; esac
+				if [ "$h" = "$hooked" ]; then echo "$knob:$side"; fi
+			done | paste -sd+)
+			[ -n "$kept" ] && fresh_boots+="${fresh_boots:+ }fresh:$kept"
+		done
 	done
 fi
 # A reference kernel's boot runs the workloads of the knobs it stands for
@@ -221,7 +235,7 @@ shuffle() { # salt words...
 
 # bench/bench's arguments that every pass shares
 common_args() { # nr_task icount
-	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2${WORKLOADS:+,workloads=$WORKLOADS}"
+	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2,hooked=$HOOKED${WORKLOADS:+,workloads=$WORKLOADS}"
 }
 common=$(common_args "$NR_TASK" "$ICOUNT")
 
@@ -348,7 +362,7 @@ json.dump({
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
                 "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "KNOB_PASS": $KNOB_PASS, "LOCK_CPUS": $LOCK_CPUS,
                 "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
-                "FIDELITY": $FIDELITY, "FRESH": $FRESH, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
+                "FIDELITY": $FIDELITY, "FRESH": $FRESH, "HOOK": $HOOK, "HOOKED": "$HOOKED", "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
     "kernel_releases": {"patched": "$(kernel_release patched)",

@@ -451,12 +451,25 @@ def fmt_hl(row):
             f"{fmt_pct(row['hl_high_pct'])}] {100 * row['hl_coverage']:.1f}%")
 
 
+def hooked_runs(values, kernel, knob):
+    """Whether the runs of a knob (or "aa") on a kernel label ran with
+    every site hooked (the module's mainline_ops=1), as bench/bench
+    records it: True, False (some ran unhooked), None (not recorded)"""
+    flags = {x for k, x in values.items()
+             if k[0] == kernel and k[1] == knob and k[5] == "mainline_ops"}
+    return (flags == {1.0}) if flags else None
+
+
 def hooked_aa(values, kernel):
     """Whether the A/A pairs of a knob pass ran with every site hooked at
     mainline (the module loaded with mainline_ops=1), as bench/bench says"""
-    flags = {x for k, x in values.items()
-             if k[0] == kernel and k[1] == "aa" and k[5] == "mainline_ops"}
-    return flags == {1.0}
+    return hooked_runs(values, kernel, "aa") is True
+
+
+# How a knob's runtime A/B ran, by hooked_runs(): both sides through the
+# hooks (bench/bench hooked=1), or its side 1 unhooked
+HOOKED_AB = {True: "every site hooked on both sides (mainline_ops=1)",
+             False: "side 1 unhooked (mainline_ops=0)"}
 
 
 def comparisons(values, kver="6.12", reference=()):
@@ -476,6 +489,9 @@ def comparisons(values, kver="6.12", reference=()):
                 title = (f"{knob}: A = 0, B = 1, each set after a fresh boot of the patched kernel with "
                          "the module, one run per boot (boot rounds)")
                 aa = cal
+            hooked = hooked_runs(values, kernel, knob)
+            if hooked is not None:
+                title += "; " + HOOKED_AB[hooked]
             if knob == HOOK_KNOB:
                 title = (f"hook dispatch: A = hooked at mainline (mainline_ops=1), "
                          f"B = unhooked (mainline_ops=0), every knob at 1; kernel {kernel}")
@@ -868,7 +884,7 @@ def aa_range(row):
 RUNTIMES = (("fresh boot", FRESH), ("knob pass", "patched"))
 
 
-def fidelity(rows_by, reference):
+def fidelity(rows_by, reference, hooked=None):
     """Per knob of bench/reference/knobs and per runtime A/B measured
     (RUNTIMES): for each of its workloads, the runtime effect (knob@fresh,
     or knob@patched adjusted for the position in the pair where each order
@@ -886,14 +902,16 @@ def fidelity(rows_by, reference):
     (agrees()); NOT faithful: its 95% interval lies wholly beyond +-D, or
     a mechanism figure differs; else not shown at this n, with the margin
     it did show.  The boot-level A/A is the control: where it is not
-    itself shown within +-D, the pass cannot show fidelity at D."""
+    itself shown within +-D, the pass cannot show fidelity at D.
+    hooked: {knob@kernel: hooked_runs()}, how each runtime A/B ran."""
     out = []
     aa_rows = rows_by.get("stock2-vs-stock", {})
     for (knob, a_kernel, b_kernel), (how, kernel) in itertools.product(reference, RUNTIMES):
         runtime, reboot = rows_by.get(f"{knob}@{kernel}"), rows_by.get(f"{knob}@reboot")
         if not runtime or not reboot:
             continue
-        entry = {"knob": knob, "runtime_kind": how, "a_kernel": a_kernel, "b_kernel": b_kernel,
+        mark = {True: ", hooked", False: ", B unhooked"}.get((hooked or {}).get(f"{knob}@{kernel}"), "")
+        entry = {"knob": knob, "runtime_kind": how + mark, "a_kernel": a_kernel, "b_kernel": b_kernel,
                  "perf": [], "mechanisms": [], "reasons": [], "biased": False}
         workloads = sorted({wl for wl, _ in runtime} & {wl for wl, _ in reboot})
         headline = next((wl for wl, _ in HEADLINES.get(knob, {}).get("headline", []) if wl in workloads),
@@ -1072,7 +1090,7 @@ def render_fidelity(found):
     text = ["== fidelity: each knob's runtime A/B (knob 0 vs 1, patched kernel + module: in the knob",
             "   pass, or after a fresh boot per run) beside its reboot A/B (bench/reference/knobs:",
             "   reference kernel vs stock, one boot a run, boot rounds); changes 100*(B/A-1)",
-            f"{'knob':<19} {'runtime':<10} {'workload.metric':<28} {'runtime [95%, t] n':>34}  "
+            f"{'knob':<19} {'runtime':<22} {'workload.metric':<28} {'runtime [95%, t] n':>34}  "
             f"{'reboot [95%, t] n':>34}  {'difference [95%, Welch t]':>27} {'TOST':>7}  "
             f"{'boot A/A stock2/stock [95%, t]':>33}"]
     for e in found:
@@ -1080,7 +1098,7 @@ def render_fidelity(found):
             aa = fmt_ci(*p["aa"], f" n={p['aa_n']}")
             within = p["equivalent_within_pct"]
             adj = " adj" if p["runtime"] and p["runtime"]["how"] != "paired t" else ""
-            text.append(f"{e['knob']:<19} {e['runtime_kind']:<10} {p['workload'] + '.' + p['metric']:<28} "
+            text.append(f"{e['knob']:<19} {e['runtime_kind']:<22} {p['workload'] + '.' + p['metric']:<28} "
                         f"{fmt_effect(p['runtime']) + adj:>34}  {fmt_effect(p['reboot']):>34}  "
                         f"{fmt_ci(*p['difference']):>27} "
                         f"{'n/a' if within is None else f'±{within:.2f}%':>7}  {aa:>33}"
@@ -1091,13 +1109,15 @@ def render_fidelity(found):
             mark = {True: "agree", False: "DIFFER", None: "not judged"}[m["agree"]]
             if m["what"].split(".", 1)[1] in FIDELITY_HARNESS:
                 mark = "harness, not judged"
-            text.append(f"{'':<19} {'':<10}   {m['what']:<40} runtime {rt:>22}   reboot {rb:>22}   {mark}"
+            text.append(f"{'':<19} {'':<22}   {m['what']:<40} runtime {rt:>22}   reboot {rb:>22}   {mark}"
                         + (f"  ({m['note']})" if m.get("note") else ""))
     margins = ", ".join(f"{name} {x:g}%" for name, _, x in FIDELITY_MARGINS)
     text.append("   runtime/reboot: exp(mean log(B/A)) - 1 over the pairs, Student t interval 95%; adj:")
     text.append("   the knob pass's, adjusted for the position in the pair (AB/BA crossover, n-2 df),")
     text.append("   where each order has 2 pairs or more; a fresh boot runs one side once, as a reference")
-    text.append("   kernel's boot does.  difference: exp(mean log(B/A) runtime - mean log(B/A) reboot) - 1,")
+    text.append("   kernel's boot does.  hooked: every site hooked on both sides (mainline_ops=1), so both")
+    text.append("   pay the dispatch the hook dispatch row measures; B unhooked: side 1 without it.")
+    text.append("   difference: exp(mean log(B/A) runtime - mean log(B/A) reboot) - 1,")
     text.append("   Welch t interval 95%; TOST: the margin within which two one-sided tests at 5% show")
     text.append("   it equivalent to 0 (its 90% interval's larger end).  boot A/A: mean log(stock2/stock),")
     text.append("   t interval 95%, the control.  On the knob's headline workload: faithful when the")
@@ -1269,7 +1289,9 @@ def report(outdir):
     found_modes = mode_comparison(rows_by, provenance)
     if found_modes:
         text += render_modes(found_modes)
-    found_fidelity = fidelity(rows_by, reference)
+    found_fidelity = fidelity(rows_by, reference,
+                              {f"{k}@{kernel}": hooked_runs(values, kernel, k)
+                               for k, _, _ in reference for _, kernel in RUNTIMES})
     if found_fidelity:
         text += render_fidelity(found_fidelity)
     ctl = lock_control(values)

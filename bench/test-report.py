@@ -323,8 +323,9 @@ check(abs(lo - 100 * math.expm1(0.02 - h)) < 1e-6, "t interval of three log rati
 
 # Whole reports: a knob pass and boot rounds with reference kernels
 def fidelity_lines(runtime, reboot, aa, pswpout=(25000, 25000), ref_pswpout=(25000, 25000),
-                   tagged=(25000, 0)):
-    """runtime, reboot: per-pair B/A ratios of insns_per_page; aa: stock2/stock"""
+                   tagged=(25000, 0), hooked=1):
+    """runtime, reboot: per-pair B/A ratios of insns_per_page; aa: stock2/stock;
+    hooked: the knob pairs' mainline_ops"""
     lines = []
     for i, r in enumerate(runtime, 1):
         for side, x, po, tg in (("0", 1000.0, pswpout[0], tagged[0]), ("1", 1000.0 * r, pswpout[1], tagged[1])):
@@ -334,7 +335,7 @@ def fidelity_lines(runtime, reboot, aa, pswpout=(25000, 25000), ref_pswpout=(250
                       f"RESULT patched skip_wb_tags {side} {i} swap-w-seq vmstat.pswpout {po}",
                       f"RESULT patched skip_wb_tags {side} {i} swap-w-seq swapcache_ab.wb_tagged {tg}",
                       f"RESULT patched skip_wb_tags {side} {i} swap-w-seq xarray.type1_height 3",
-                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq mainline_ops 0"]
+                      f"RESULT patched skip_wb_tags {side} {i} swap-w-seq mainline_ops {hooked}"]
     for i, (r, q) in enumerate(zip(reboot, aa), 1):
         for kernel, x, po in (("ref-tagged-writeback", 1000.0, ref_pswpout[0]),
                               ("stock", 1000.0 * r, ref_pswpout[1]),
@@ -349,8 +350,16 @@ def fidelity_lines(runtime, reboot, aa, pswpout=(25000, 25000), ref_pswpout=(250
 aa5 = [1.0002, 0.9998, 1.0004, 0.9996, 1.0]
 rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
-check(rc == 0 and "fidelity skip_wb_tags (knob pass): faithful (ref-tagged-writeback vs stock)" in out,
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): faithful (ref-tagged-writeback vs stock)" in out,
       "the same -10% on both A/Bs, the boot A/A within +-0.05%, is faithful at the 0.1% margin")
+check("skip_wb_tags: A = 0 (before the upstream change), B = 1 (mainline); kernel patched; every site "
+      "hooked on both sides (mainline_ops=1)" in out,
+      "a knob pass whose runs recorded mainline_ops 1 on both sides is named hooked")
+rc2, out2, err2 = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
+                                            [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5, hooked=0))
+check(rc2 == 0 and "fidelity skip_wb_tags (knob pass, B unhooked): faithful" in out2
+      and "kernel patched; side 1 unhooked (mainline_ops=0)" in out2 and "kernel patched; every site hooked" not in out2,
+      "a knob pass whose side 1 ran unhooked says so, in its title and its fidelity line")
 check("swap-w-seq.writeback marks" in out and "agree" in out
       and "swap-w-seq.xarray.type1_height" in out and "a reference kernel has none" in out,
       "the fidelity table shows the writeback marks by construction and the geometry as unavailable")
@@ -358,7 +367,7 @@ check("-10.0% [-10.0%, -9.97%] n=5" in out,
       "each effect is exp(mean ln(B/A)) - 1 with its t interval and n")
 rc, out, err = run_report(fidelity_lines([0.85, 0.851, 0.849, 0.85, 0.8505],
                                          [0.984, 0.9842, 0.9838, 0.9841, 0.9839], aa5))
-check(rc == 0 and "fidelity skip_wb_tags (knob pass): NOT faithful" in out and "beyond +-0.1%" in out
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): NOT faithful" in out and "beyond +-0.1%" in out
       and "runtime -15.0% against reboot -1.60%" in out,
       "a -15% runtime effect against a -1.6% reboot effect is NOT faithful, with the figures")
 rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
@@ -377,22 +386,22 @@ for i, (stock, stock2) in enumerate(((92, 8), (8, 12), (12, 8), (36, 40), (37, 4
               f"RESULT stock - - {i} swap-w-seq meminfo.SwapCached_after {stock}",
               f"RESULT stock2 - - {i} swap-w-seq meminfo.SwapCached_after {stock2}"]
 rc, out, err = run_report(text + "\n".join(extra) + "\n")
-check(rc == 0 and "fidelity skip_wb_tags (knob pass): faithful" in out,
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): faithful" in out,
       "a SwapCached difference within the range stock's own boots show is agreement")
 rc, out, err = run_report(fidelity_lines([0.90, 0.95, 0.85], [0.9, 0.92, 0.88], [1.0002, 0.9998, 1.0]))
-check(rc == 0 and "fidelity skip_wb_tags (knob pass): not shown at this n" in out
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): not shown at this n" in out
       and "not +-0.1%: not shown faithful at n=3+3" in out,
       "a difference whose interval reaches past the margin is not shown faithful, and says so")
 # Resolved within 0.2% but not 0.1%: not shown, with the margin it did show
 rc, out, err = run_report(fidelity_lines([0.90, 0.9012, 0.8988, 0.9, 0.9004],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
-check(rc == 0 and "fidelity skip_wb_tags (knob pass): not shown at this n" in out
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): not shown at this n" in out
       and "shown within +-0.1" in out and "not +-0.1%" in out,
       "a difference shown within 0.1-0.2% is not shown faithful at the 0.1% margin")
 # The control: a boot-level A/A that is itself not within the margin
 rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], [1.002, 0.998, 1.004, 0.996, 1.0]))
-check(rc == 0 and "fidelity skip_wb_tags (knob pass): not shown at this n" in out
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): not shown at this n" in out
       and "the boot-level A/A is not shown within +-0.1%" in out,
       "where the boot-level A/A is not within the margin the pass cannot show fidelity, and says so")
 

@@ -7,7 +7,8 @@
 # is on (exit 2, the device named, /proc/swaps unchanged); with
 # other_swap=off it must take it off for the run and, when the run is
 # killed, put it back at its priority; a bad other_swap value is refused
-# before anything changes.  Needs /bench, which make check builds.
+# before anything changes, and so are a hooked= naming no knob and a
+# fresh boot's sides= mixing a hooked knob with an unhooked one.  Needs /bench, which make check builds.
 BENCH=${BENCH:-/bench/bench}
 SWAPON_PRIO=${BENCH%/*}/swapon-prio
 HOST_FILE=/tmp/bench_guard-host-swap
@@ -36,7 +37,7 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 
 echo "TAP version 13"
-echo "1..3"
+echo "1..5"
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root"; exit 1; }
 [ -x "$BENCH" ] || { echo "Bail out! no $BENCH: make check builds bench into the VM"; exit 1; }
 
@@ -89,6 +90,18 @@ $BENCH $ARGS other_swap=maybe >$LOG 2>&1
 rc=$?
 grep -q "other_swap is refuse or off, not 'maybe'" $LOG && [ $rc -eq 2 ] && [ "$(swaps)" = "$before" ]
 result $? "other_swap=maybe refused (exit $rc), nothing changed"
+
+# shellcheck disable=SC2086
+$BENCH $ARGS hooked=offset_key+swap_cache >$LOG 2>&1
+rc=$?
+grep -q "hooked: unknown knob 'swap_cache'" $LOG && [ $rc -eq 2 ] && [ "$(swaps)" = "$before" ]
+result $? "hooked=offset_key+swap_cache refused (exit $rc), nothing changed"
+# Side 1 of both, one setting, but offset_key hooked and skip_wb_tags not
+$BENCH kernel=guard mode=overhead load=1 sides=offset_key:1+skip_wb_tags:1 >$LOG 2>&1
+rc=$?
+grep -q "sides: skip_wb_tags and offset_key are not both hooked" $LOG && [ $rc -eq 2 ] &&
+	[ "$(swaps)" = "$before" ]
+result $? "sides= mixing a hooked knob with an unhooked one refused (exit $rc), nothing changed"
 
 ./swap_setup off
 [ -d /sys/kernel/mm/swapcache_ab ] && rmmod swapcache_ab 2>/dev/null
