@@ -103,7 +103,7 @@ run_mutant() { # patch
 	mkdir -p "$repo" "$logdir"
 	# The scratch copy: what the mutant may touch, and what runs the VM;
 	# tracked files only, no build products
-	git ls-files -z Kbuild dkms.conf module selftests vm | xargs -0 cp --parents -t "$repo"
+	git ls-files -z Kbuild dkms.conf module selftests vm bench | xargs -0 cp --parents -t "$repo"
 	case $tree in
 	kernel)
 		scratch_kernel_apply "$patch" "$name" || return 2
@@ -121,16 +121,17 @@ run_mutant() { # patch
 	*) die "$patch: Tree must be kernel or repo" ;;
 	esac
 
-	# The module, then the selftests and the initramfs by the scratch
-	# copy's own scripts, in a build folder whose kernel source and tree
-	# are make check's
-	rm -rf "$work/build/selftests"
+	# The module, then the selftests, bench/ (for bench_guard) and the
+	# initramfs by the scratch copy's own scripts, in a build folder whose
+	# kernel source and tree are make check's
+	rm -rf "$work/build/selftests" "$work/build/bench"
 	mkdir -p "$work/build"
 	ln -sfn "$SRC_DIR" "$work/build/linux"
 	ln -sfn "$KERNEL_DIR" "$work/build/kernel"
 	{
 		make -s -C "$kobj" M="$repo" modules &&
 		BUILD_DIR=$work/build "$repo/vm/build-selftests.sh" "$kobj" &&
+		make -s -C "$repo/bench" OUT="$work/build/bench" &&
 		BUILD_DIR=$work/build "$repo/vm/make-initramfs.sh" "$logdir/initramfs.cpio.gz" \
 			"$repo/module/swapcache_ab.ko"
 	} || return 2
