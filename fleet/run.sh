@@ -47,8 +47,8 @@ headers_deb=$(kernel_deb host linux-headers "$release")
 trap '[ "${FLEET_KEEP:-0}" = 1 ] || fleet/guests.sh stop' EXIT
 # fleet/image.sh's build (cached) included
 step "image and guests boot" fleet/guests.sh start "$guests" >/dev/null
+# site.yml's preflight makes them again
 rm -rf "$dir/state" "$results"
-mkdir -p "$dir/state" "$results"
 
 # site.yml's variables; JSON is YAML, quoted by python whatever the profile holds
 /usr/bin/python3 - fleet_release "$release" fleet_dkms_deb "$dkms_deb" \
