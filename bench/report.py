@@ -454,10 +454,13 @@ def fmt_hl(row):
 def hooked_runs(values, kernel, knob):
     """Whether the runs of a knob (or "aa") on a kernel label ran with
     every site hooked (the module's mainline_ops=1), as bench/bench
-    records it: True, False (some ran unhooked), None (not recorded)"""
+    records it: True (all of them), False (none), "mixed" (some did, some
+    did not: the sides ran differently), None (not recorded)"""
     flags = {x for k, x in values.items()
              if k[0] == kernel and k[1] == knob and k[5] == "mainline_ops"}
-    return (flags == {1.0}) if flags else None
+    if not flags:
+        return None
+    return {frozenset({1.0}): True, frozenset({0.0}): False}.get(frozenset(flags), "mixed")
 
 
 def hooked_aa(values, kernel):
@@ -467,9 +470,12 @@ def hooked_aa(values, kernel):
 
 
 # How a knob's runtime A/B ran, by hooked_runs(): both sides through the
-# hooks (bench/bench hooked=1), or its side 1 unhooked
+# hooks (a knob of bench/bench's hooked=), its side 1 unhooked, or runs
+# that differ (which no bench/bench run makes: a knob pass and fresh
+# boots of different settings pooled, or a bug)
 HOOKED_AB = {True: "every site hooked on both sides (mainline_ops=1)",
-             False: "side 1 unhooked (mainline_ops=0)"}
+             False: "side 1 unhooked (mainline_ops=0)",
+             "mixed": "MIXED: some runs with mainline_ops=1, some without"}
 
 
 def comparisons(values, kver="6.12", reference=()):
@@ -910,7 +916,8 @@ def fidelity(rows_by, reference, hooked=None):
         runtime, reboot = rows_by.get(f"{knob}@{kernel}"), rows_by.get(f"{knob}@reboot")
         if not runtime or not reboot:
             continue
-        mark = {True: ", hooked", False: ", B unhooked"}.get((hooked or {}).get(f"{knob}@{kernel}"), "")
+        mark = {True: ", hooked", False: ", B unhooked", "mixed": ", MIXED hooks"}.get(
+            (hooked or {}).get(f"{knob}@{kernel}"), "")
         entry = {"knob": knob, "runtime_kind": how + mark, "a_kernel": a_kernel, "b_kernel": b_kernel,
                  "perf": [], "mechanisms": [], "reasons": [], "biased": False}
         workloads = sorted({wl for wl, _ in runtime} & {wl for wl, _ in reboot})

@@ -484,6 +484,20 @@ rc, out, err = run_report("\n".join(fresh + boot_lines([r * 1.005 for r in ten],
 check(rc == 0 and "fidelity skip_wb_tags (fresh boot): NOT faithful" in out and "beyond +-0.1%" in out,
       "a fresh-boot effect 0.5% away from the reboot effect is NOT faithful")
 
+# A fresh boot's runs record mainline_ops: labelled by it, and runs
+# that differ (side 0 hooked, side 1 not) are named MIXED, not unhooked
+def with_ops(lines, ops):
+    return lines + [f"RESULT fresh skip_wb_tags {side} {i} swap-w-seq mainline_ops {ops[side]}"
+                    for i in range(1, len(ten) + 1) for side in ("0", "1")]
+rc, out, err = run_report("\n".join(with_ops(fresh, {"0": 1, "1": 1}) + boot_lines(ten, aa10)) + "\n")
+check(rc == 0 and "fidelity skip_wb_tags (fresh boot, hooked): faithful" in out
+      and "one run per boot (boot rounds); every site hooked on both sides (mainline_ops=1)" in out,
+      "fresh boots that ran with mainline_ops on are named hooked, in their title and fidelity line")
+rc, out, err = run_report("\n".join(with_ops(fresh, {"0": 1, "1": 0}) + boot_lines(ten, aa10)) + "\n")
+check(rc == 0 and "fidelity skip_wb_tags (fresh boot, MIXED hooks)" in out
+      and "MIXED: some runs with mainline_ops=1, some without" in out and "side 1 unhooked" not in out,
+      "fresh boots whose sides ran with different mainline_ops are named MIXED, not side 1 unhooked")
+
 # 12. The hooked A/A and the hook dispatch row are named as such
 lines = []
 for i in range(1, 4):

@@ -97,7 +97,7 @@ rc=$?
 grep -q "hooked: unknown knob 'swap_cache'" $LOG && [ $rc -eq 2 ] && [ "$(swaps)" = "$before" ]
 result $? "hooked=offset_key+swap_cache refused (exit $rc), nothing changed"
 # Side 1 of both, one setting, but offset_key hooked and skip_wb_tags not
-$BENCH kernel=guard mode=overhead load=1 sides=offset_key:1+skip_wb_tags:1 >$LOG 2>&1
+$BENCH kernel=guard mode=overhead load=1 hooked=offset_key sides=offset_key:1+skip_wb_tags:1 >$LOG 2>&1
 rc=$?
 grep -q "sides: skip_wb_tags and offset_key are not both hooked" $LOG && [ $rc -eq 2 ] &&
 	[ "$(swaps)" = "$before" ]
