@@ -11,11 +11,15 @@
 #      last left out for its kernel's missing hooks; the second must change
 #      nothing on any host (it measures again: a second report);
 #   4. fleet/remove.yml: each host back to Debian's kernel, as it was;
-#   5. the guests stopped (FLEET_KEEP=1 leaves them running).
+#   5. the canary stop (FLEET_CANARY=1, with remove.yml): on the removed
+#      guests, the roll-out again with guest1's patched kernel made
+#      unbootable must fail on guest1, back on Debian's kernel, and touch
+#      no other guest;
+#   6. the guests stopped (FLEET_KEEP=1 leaves them running).
 # Wall times of each step at the end.
-#
 # Environment: FLEET_GUESTS=3, FLEET_BENCH_ARGS (the profile, below),
-# FLEET_REMOVE=1 (0: keep everything installed), FLEET_KEEP=0, KVER.
+# FLEET_REMOVE=1 (0: keep everything installed), FLEET_CANARY=1, FLEET_KEEP=0,
+# KVER.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,6 +98,33 @@ changed=$(recap site-2 | awk '$2 != 0')
 log "second run of site.yml: changed=0 on every host"
 if [ "${FLEET_REMOVE:-1}" = 1 ]; then
 	step "remove.yml" playbook remove fleet/remove.yml
+fi
+
+# The canary stop, on the guests remove.yml left as new: guest1's patched
+# kernel made unbootable (fleet_break_new_kernel empties its initramfs, so
+# it cannot find its root by UUID and panics), so GRUB's one-shot boot
+# falls back to Debian's kernel.  The roll-out must fail on guest1 with
+# "did not come back" and touch no other guest.
+canary() {
+	local rc=0 other status
+	sed 's/^\(guest1 .*\)$/\1 fleet_break_new_kernel=true/' "$dir/inventory.ini" >"$dir/inventory-canary.ini"
+	ansible-playbook -i "$dir/inventory-canary.ini" -e "@$dir/vars.yml" -e "fleet_results_dir=$results/canary" \
+		--tags install fleet/site.yml >"$dir/canary.log" 2>&1 || rc=$?
+	[ "$rc" -ne 0 ] || die "the roll-out with an unbootable canary succeeded: see $dir/canary.log"
+	grep -q "the patched kernel did not come back" "$dir/canary.log" ||
+		die "the roll-out did not stop on the canary's fallback: see $dir/canary.log"
+	for other in $(seq 2 "$guests"); do
+		grep -q "^guest$other " <(recap canary) && die "guest$other ran tasks after the canary failed: see $dir/canary.log"
+		# "guestN | FAILED | rc=1 | (stdout)  (stderr) dpkg-query: no packages found ..."
+		status=$(ansible -i "$dir/inventory.ini" "guest$other" -o -m ansible.builtin.command \
+			-a 'dpkg-query -W -f=${db:Status-Status} swapcache-ab-dkms' 2>&1 || true)
+		[[ $status == *"rc="* ]] || die "guest$other cannot be reached after the canary failed: $status"
+		[[ $status != *"(stdout) installed"* ]] || die "guest$other has swapcache-ab-dkms installed after the canary failed"
+	done
+	log "canary: the roll-out stopped at guest1, back on its own kernel; guests 2-$guests untouched"
+}
+if [ "${FLEET_CANARY:-1}" = 1 ] && [ "${FLEET_REMOVE:-1}" = 1 ] && [ "$guests" -gt 1 ]; then
+	step "canary stop" canary
 fi
 printf '%s\n' "${timings[@]}"
 log "reports: $results/site-1/table.txt, $results/site-2/table.txt; logs: $dir/*.log"
