@@ -3,7 +3,9 @@
 #
 # make fleet: the fleet path end to end on local Debian 12 guests.
 #   1. the patched kernel with what a Debian host boots on (fleet/host.config)
-#      as bindeb-pkg packages, swapcache-ab-dkms, bench/'s programs;
+#      as bindeb-pkg packages, swapcache-ab-dkms, bench/'s programs; the
+#      fleet's signed apt repository of the packages (vm/build-apt-repo.sh),
+#      served to the guests over HTTP while make fleet runs;
 #   2. FLEET_GUESTS guests from fleet/image.sh's image (fleet/guests.sh),
 #      the last one left on Debian's kernel;
 #   3. fleet/site.yml twice: the first installs, reboots, checks, runs the
@@ -19,7 +21,7 @@
 # Wall times of each step at the end.
 # Environment: FLEET_GUESTS=3, FLEET_BENCH_ARGS (the profile, below),
 # FLEET_REMOVE=1 (0: keep everything installed), FLEET_CANARY=1, FLEET_KEEP=0,
-# KVER.
+# FLEET_APT_PORT=2280, KVER.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,13 +44,33 @@ step() { # name command...
 vm/install-deps.sh fleet
 step "host kernel build" vm/build-kernel.sh host
 step "host kernel packages" vm/build-packages.sh host
-dkms_deb=$(vm/build-dkms-deb.sh | head -n 1)
+package_debs=$(vm/build-dkms-deb.sh)   # swapcache-ab-dkms, then swapcache-ab-bench
+mapfile -t package_debs <<<"$package_debs"
+dkms_deb=${package_debs[0]}
 make -s -C bench OUT="$dir/bench"
 release=$(kernel_release host)
 image_deb=$(kernel_deb host linux-image "$release")
 headers_deb=$(kernel_deb host linux-headers "$release")
 
-trap '[ "${FLEET_KEEP:-0}" = 1 ] || fleet/guests.sh stop' EXIT
+# The fleet's apt repository, served to the guests from the controller's
+# loopback, where QEMU's user network takes their 10.0.2.2
+keyring=$(vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}")
+apt_port=${FLEET_APT_PORT:-2280}
+/usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$dir/apt/public" "$apt_port" \
+	>"$dir/apt-http.log" 2>&1 &
+apt_http=$!
+trap 'kill "$apt_http" 2>/dev/null || true; [ "${FLEET_KEEP:-0}" = 1 ] || fleet/guests.sh stop' EXIT
+/usr/bin/python3 - "http://127.0.0.1:$apt_port/dists/swapcache-ab/InRelease" <<'WAIT' ||
+import sys, time, urllib.request
+for _ in range(50):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=2).read()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.2)
+sys.exit(1)
+WAIT
+	die "the apt repository is not served on 127.0.0.1:$apt_port (FLEET_APT_PORT): see $dir/apt-http.log"
 # fleet/image.sh's build (cached) included
 step "image and guests boot" fleet/guests.sh start "$guests" >/dev/null
 # site.yml's preflight makes them again
@@ -59,6 +81,7 @@ rm -rf "$dir/state" "$results"
 	fleet_module_version "$(module_version)" fleet_bench_dir "$dir/bench" \
 	fleet_bench_args "$bench_args" fleet_state_dir "$dir/state" \
 	fleet_results_dir "$results/site-1" fleet_kernel_debs "$headers_deb $image_deb" \
+	fleet_apt_keyring "$keyring" fleet_apt_url "http://10.0.2.2:$apt_port" \
 	>"$dir/vars.yml" <<'VARS'
 import json, sys
 v = dict(zip(sys.argv[1::2], sys.argv[2::2]))
