@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make fleet: the fleet path end to end on local Debian 12 guests.
-#   1. the patched kernel with what a Debian host boots on (fleet/host.config)
+#   1. the patched kernel with what a Debian guest boots on (fleet/guest.config)
 #      as bindeb-pkg packages, swapcache-ab-dkms, bench/'s programs; the
 #      fleet's signed apt repository of the packages (vm/build-apt-repo.sh),
 #      served to the guests over HTTP while make fleet runs;
@@ -42,15 +42,15 @@ step() { # name command...
 }
 
 vm/install-deps.sh fleet
-step "host kernel build" vm/build-kernel.sh host
-step "host kernel packages" vm/build-packages.sh host
+step "guest kernel build" vm/build-kernel.sh guest
+step "guest kernel packages" vm/build-packages.sh guest
 package_debs=$(vm/build-dkms-deb.sh)   # swapcache-ab-dkms, then swapcache-ab-bench
 mapfile -t package_debs <<<"$package_debs"
 dkms_deb=${package_debs[0]}
 make -s -C bench OUT="$dir/bench"
-release=$(kernel_release host)
-image_deb=$(kernel_deb host linux-image "$release")
-headers_deb=$(kernel_deb host linux-headers "$release")
+release=$(kernel_release guest)
+image_deb=$(kernel_deb guest linux-image "$release")
+headers_deb=$(kernel_deb guest linux-headers "$release")
 
 # The fleet's apt repository, served to the guests from the controller's
 # loopback, where QEMU's user network takes their 10.0.2.2

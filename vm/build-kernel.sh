@@ -7,7 +7,7 @@
 # bzImage with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|host|ref-NAME [MAKE_TARGETS...]]
+# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|guest|ref-NAME [MAKE_TARGETS...]]
 # (in build/<KVER>/ for KVER other than 6.12)
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
@@ -18,6 +18,9 @@
 #   locks:             build/linux, build/locks/kernel, + vm/locks.config:
 #                      make ab's lock pass (lock_stat, no runtime text
 #                      patching, for multi-threaded TCG)
+#   guest:             build/linux, build/guest/kernel, + fleet/guest.config:
+#                      make fleet's kernel, which boots the local guests
+#                      only (QEMU's virtio devices, no initramfs needed)
 #   ref-NAME:          build/ref-NAME/{linux,kernel}: stock plus
 #                      bench/reference/NAME.patch, released as -ref-NAME
 #                      (make ab's fidelity pass; 6.12 only)
@@ -45,7 +48,7 @@ debug)
 	EXTRA_CONFIG=$top/vm/debug.config
 	# What only one kernel's Kconfig offers
 	[ -f "$top/vm/debug-$KVER.config" ] && KVER_CONFIG=$top/vm/debug-$KVER.config ;;
-host) EXTRA_CONFIG=$top/fleet/host.config ;;
+guest) EXTRA_CONFIG=$top/fleet/guest.config ;;
 locks) EXTRA_CONFIG=$top/vm/locks.config ;;
 ref-*)
 	# As stock2, hard links to stock's source, with the files the patch
@@ -123,7 +126,7 @@ mkdir -p "$obj"
 case $variant in
 patched) echo -swapcache-ab >"$obj/localversion-swapcache-ab" ;;
 debug) echo -swapcache-ab-debug >"$obj/localversion-swapcache-ab" ;;
-host) echo -swapcache-ab-host >"$obj/localversion-swapcache-ab" ;;
+guest) echo -swapcache-ab-guest >"$obj/localversion-swapcache-ab" ;;
 locks) echo -swapcache-ab-locks >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
 stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
