@@ -22,8 +22,9 @@ make check   the test command (CI runs it), for 6.12 and then 6.1: build
 make check KERNEL=patched  the same on the plain patched kernel (what
              make ab measures), with the full stress profile; quicker
 make lint    checkpatch --strict and sparse on the series and the module,
-             shellcheck on the scripts; the series' core files built with
-             CONFIG_SWAP=n and with the hooks off (vm/compile-check.sh)
+             shellcheck on the scripts, the server kernel's config; the
+             series' core files built with CONFIG_SWAP=n and with the
+             hooks off (vm/compile-check.sh)
 make mutants apply each deliberate bug in vm/mutants/ in turn, rebuild
              what it touches, run the selftests it must break on the
              debug kernel, and print which were caught (MUTANTS=a,b: some)
@@ -35,9 +36,14 @@ make hook-cost-update  the same into bench/results/hook-cost.txt, the
 make demo    boot the VM and show the knobs and counters moving on a
              small swap workload
 make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
-             kernel .debs and the swapcache-ab-dkms .deb installed by
+             the guest kernel's .debs and the swapcache-ab-dkms .deb,
+             served from the fleet's apt repository and installed by
              fleet/site.yml (Ansible), reboot, DKMS, the A/B, one
-             report; a second run that changes nothing; fleet/remove.yml
+             report; a second run that changes nothing; fleet/remove.yml;
+             an unbootable canary that stops the roll-out
+make fleet-kernel  the server kernel's .debs (Debian's own config plus
+             fleet/server.config: the hooks, no debug info, modules
+             signed), into build/packages/server/; hours on 2 cores
 make module  the module in place (module/swapcache_ab.ko) against the
              kernel build directory KDIR (default the running kernel's,
              /lib/modules/$$(uname -r)/build), as DKMS builds it
@@ -55,7 +61,7 @@ KVER=6.1     any of these for Linux 6.1 alone (core-patch/6.1/,
 endef
 
 .DEFAULT_GOAL := help
-.PHONY: help ab check demo fleet hook-cost hook-cost-update lint module mutants \
+.PHONY: help ab check demo fleet fleet-kernel hook-cost hook-cost-update lint module mutants \
 	dkms-deb dkms-src clean report
 
 help:
@@ -90,6 +96,11 @@ demo:
 
 fleet:
 	fleet/run.sh
+
+fleet-kernel:
+	vm/install-deps.sh
+	vm/build-kernel.sh server
+	vm/build-packages.sh server
 
 dkms-deb:
 	vm/build-dkms-deb.sh

@@ -7,7 +7,7 @@
 # bzImage with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|guest|ref-NAME [MAKE_TARGETS...]]
+# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|guest|server|ref-NAME [MAKE_TARGETS...]]
 # (in build/<KVER>/ for KVER other than 6.12)
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
@@ -21,6 +21,11 @@
 #   guest:             build/linux, build/guest/kernel, + fleet/guest.config:
 #                      make fleet's kernel, which boots the local guests
 #                      only (QEMU's virtio devices, no initramfs needed)
+#   server:            build/linux, build/server/kernel, configured from
+#                      Debian's own config for the source (linux-config-KVER)
+#                      + fleet/server.config (and fleet/server-KVER.config
+#                      where there is one) instead: the kernel that boots
+#                      servers (make fleet-kernel)
 #   ref-NAME:          build/ref-NAME/{linux,kernel}: stock plus
 #                      bench/reference/NAME.patch, released as -ref-NAME
 #                      (make ab's fidelity pass; 6.12 only)
@@ -127,6 +132,7 @@ case $variant in
 patched) echo -swapcache-ab >"$obj/localversion-swapcache-ab" ;;
 debug) echo -swapcache-ab-debug >"$obj/localversion-swapcache-ab" ;;
 guest) echo -swapcache-ab-guest >"$obj/localversion-swapcache-ab" ;;
+server) echo -swapcache-ab-server >"$obj/localversion-swapcache-ab" ;;
 locks) echo -swapcache-ab-locks >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
 stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
@@ -137,11 +143,23 @@ esac
 fragments=("$top/vm/kernel.config" "$top/selftests/config")
 [ -n "${EXTRA_CONFIG:-}" ] && fragments+=("$EXTRA_CONFIG")
 [ -n "${KVER_CONFIG:-}" ] && fragments+=("$KVER_CONFIG")
+base=allnoconfig
+# The server kernel: Debian's config, not allnoconfig, and none of the VM's
+if [ "$variant" = server ]; then
+	[ -f "$DEBIAN_CONFIG" ] || die "$DEBIAN_CONFIG missing: run vm/install-deps.sh"
+	fragments=("$top/fleet/server.config")
+	[ -f "$top/fleet/server-$KVER.config" ] && fragments+=("$top/fleet/server-$KVER.config")
+	base="$DEBIAN_CONFIG $(xz -dc "$DEBIAN_CONFIG" | sha1sum)"
+fi
 stamp=$obj/.swapcache_ab-config
-want=$(echo allnoconfig | cat - "${fragments[@]}" | sha1sum)
+want=$(echo "$base" | cat - "${fragments[@]}" | sha1sum)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	log "configuring $obj"
-	make -s -C "$src" O="$obj" allnoconfig
+	if [ "$variant" = server ]; then
+		xz -dc "$DEBIAN_CONFIG" >"$obj/.config"
+	else
+		make -s -C "$src" O="$obj" allnoconfig
+	fi
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >"$obj/merge_config.log"
 	make -s -C "$src" O="$obj" olddefconfig
 	# merge_config only warns when one of our options did not stick: fail

@@ -6,14 +6,14 @@
 # packaging steps run), giving linux-image-<release> and
 # linux-headers-<release> .debs in build/packages/<variant>/.
 #
-# Usage: vm/build-packages.sh [patched|debug|guest]
+# Usage: vm/build-packages.sh [patched|debug|guest|server]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 
 variant=${1:-patched}
-[ "$variant" != stock ] || die "the stock kernel is not packaged (patched, debug or guest)"
+[ "$variant" != stock ] || die "the stock kernel is not packaged (patched, debug, guest or server)"
 obj=$(kernel_dir "$variant")
 [ -f "$obj/arch/x86/boot/bzImage" ] || die "no kernel in $obj: run vm/build-kernel.sh $variant"
 

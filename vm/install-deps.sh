@@ -15,6 +15,8 @@ packages=(
 	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format shellcheck
 	python3-scipy lintian ansible-lint
 	reprepro gnupg openssl
+	# Debian's own kernel configs: the server kernel's base
+	linux-config-6.12 linux-config-6.1
 )
 # make fleet's: Debian guests (debootstrap, disk image tools) and Ansible
 [ "${1:-}" = fleet ] && packages+=(debootstrap fdisk qemu-utils e2fsprogs openssh-client ansible-core)

@@ -34,8 +34,10 @@ DEBUG_KERNEL_DIR=$BUILD_DIR/debug/kernel
 # make ab's lock pass kernel (vm/locks.config)
 LOCKS_KERNEL_DIR=$BUILD_DIR/locks/kernel
 # The patched kernel with what the local Debian guests boot on
-# (fleet/guest.config)
+# (fleet/guest.config), and the one for servers, from Debian's config
 GUEST_KERNEL_DIR=$BUILD_DIR/guest/kernel
+SERVER_KERNEL_DIR=$BUILD_DIR/server/kernel
+DEBIAN_CONFIG=/usr/src/linux-config-$KVER/config.amd64_none_amd64.xz
 # A second build of the stock source, hard-linked, for make ab's A/A
 # calibration of the boot-level comparison
 STOCK2_SRC_DIR=$BUILD_DIR/stock2/linux
@@ -118,13 +120,14 @@ kernel_dir() {
 	debug) echo "$DEBUG_KERNEL_DIR" ;;
 	locks) echo "$LOCKS_KERNEL_DIR" ;;
 	guest) echo "$GUEST_KERNEL_DIR" ;;
+	server) echo "$SERVER_KERNEL_DIR" ;;
 	stock) echo "$STOCK_KERNEL_DIR" ;;
 	stock2) echo "$STOCK2_KERNEL_DIR" ;;
 	ref-*)
 		[ -f "$REFERENCE_DIR/${1#ref-}.patch" ] ||
 			die "kernel variant '$1': no bench/reference/${1#ref-}.patch"
 		echo "$BUILD_DIR/$1/kernel" ;;
-	*) die "unknown kernel variant '$1' (patched, debug, locks, guest, stock, stock2 or ref-NAME)" ;;
+	*) die "unknown kernel variant '$1' (patched, debug, locks, guest, server, stock, stock2 or ref-NAME)" ;;
 	esac
 }
 # A variant's kernel source tree: stock's for stock, hard links to it for
