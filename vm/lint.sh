@@ -13,7 +13,9 @@
 #    files do not already have in stock $KVER (mainline's own sparse
 #    warnings in mm/ are not ours to fix here);
 #  - shellcheck -S warning on every shell script: none;
-#  - file modes: executable where a #! line runs the file, and only there.
+#  - file modes: executable where a #! line runs the file, and only there;
+#  - the server kernel's config keeps what a server needs (and the check
+#    names each of those options taken away).
 # Needs the patched and stock trees prepared, with the same (plain) config:
 # vm/build-kernel.sh patched prepare; vm/build-kernel.sh stock prepare.
 set -uo pipefail
@@ -134,6 +136,55 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	[ -z "$modes" ] || sed 's/^/# /' <<<"$modes"
 	[ -z "$modes" ]
 	tap_result $? "file modes: executable where a #! line runs the file, and only there"
+fi
+
+# The server kernel's configuration (fleet/server.config on Debian's own
+# config, through olddefconfig as vm/build-kernel.sh server makes it):
+# what a server boots, stores and is reached on stays, whatever the trims.
+# "y": built in; "ym": built in or a module; "n": off
+SERVER_NEEDS="y:EFI y:EFI_STUB y:BLK_DEV_INITRD y:MODULES y:MODULE_SIG y:MODULE_SIG_ALL
+	y:SWAP y:MEMCG y:SWAPCACHE_AB_HOOKS y:DEBUG_INFO_NONE n:MODULE_FORCE_UNLOAD
+	ym:VIRTIO_PCI ym:VIRTIO_BLK ym:VIRTIO_NET ym:SCSI_VIRTIO
+	ym:BLK_DEV_NVME ym:SATA_AHCI ym:SCSI ym:BLK_DEV_SD ym:MEGARAID_SAS ym:SCSI_MPT3SAS
+	ym:BLK_DEV_DM ym:DM_CRYPT ym:BLK_DEV_MD ym:MD_RAID1 ym:MD_RAID456 ym:EXT4_FS ym:XFS_FS
+	ym:E1000E ym:IGB ym:IXGBE ym:I40E ym:ICE ym:BNXT ym:TIGON3 ym:MLX5_CORE
+	ym:USB_XHCI_HCD ym:USB_HID ym:DRM_AST ym:DRM_MGAG200"
+# Prints what CONFIG file lacks of SERVER_NEEDS
+server_config_misses() { # config
+	local need want opt
+	for need in $SERVER_NEEDS; do
+		want=${need%%:*} opt=CONFIG_${need#*:}
+		case $want in
+		y) grep -qx "$opt=y" "$1" ;;
+		ym) grep -qxE "$opt=[ym]" "$1" ;;
+		n) ! grep -qE "^$opt=" "$1" ;;
+		esac || echo "$opt ($want)"
+	done
+}
+if out=$("$top/vm/build-kernel.sh" server olddefconfig 2>&1); then
+	server_config=$(kernel_dir server)/.config
+	misses=$(server_config_misses "$server_config")
+	[ -z "$misses" ] || sed 's/^/# lacks /' <<<"$misses"
+	tap_result "$([ -z "$misses" ]; echo $?)" \
+		"server kernel config keeps what servers need ($(wc -w <<<"$SERVER_NEEDS") options; $(grep -c '=m$' "$server_config") modules)"
+	# The check's own control: with each option turned the other way, the
+	# check names it
+	blind=
+	for need in $SERVER_NEEDS; do
+		opt=CONFIG_${need#*:}
+		if [ "${need%%:*}" = n ]; then
+			{ grep -v -e "^$opt=" -e "^# $opt is not set" "$server_config"; echo "$opt=y"; } >"$server_config.broken"
+		else
+			grep -v -e "^$opt=" "$server_config" >"$server_config.broken"
+		fi
+		server_config_misses "$server_config.broken" | grep -q "^$opt " || blind="$blind $opt"
+	done
+	rm -f "$server_config.broken"
+	[ -z "$blind" ] || echo "# blind to:$blind"
+	tap_result "$([ -z "$blind" ]; echo $?)" "server kernel config check: names each option taken away"
+else
+	tail -5 <<<"$out" | sed 's/^/# /'
+	tap_result 1 "server kernel config: vm/build-kernel.sh server olddefconfig"
 fi
 
 # Advisory only, not a gate: CONTRIBUTING.md says why
