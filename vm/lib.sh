@@ -101,6 +101,9 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # dkms.conf's PACKAGE_VERSION: the one version of the module
 module_version() { sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf"; }
+# The hook interface's number (dkms.conf), in the release of every kernel
+# with the hooks: <version>-swapcache-ab<N>[-<variant>]
+hook_abi() { sed -n 's/^SWAPCACHE_AB_HOOK_ABI=\([0-9]*\)$/\1/p' "$top/dkms.conf"; }
 # Where vm/build-packages.sh leaves a variant's .debs
 packages_dir() { echo "$BUILD_DIR/packages/$1"; }
 # The .deb of one of a variant's packages (linux-image, linux-headers), as

@@ -12,8 +12,10 @@
 #    swapcache-ab-bench): no tag;
 #  - DKMS, with the package's dkms.conf and private trees, skips a kernel
 #    without CONFIG_SWAPCACHE_AB_HOOKS=y (exit 77 and its BUILD_EXCLUSIVE
-#    message) whether or not its headers have a .config, and goes on to
-#    build for one with it: fake headers trees, only include/config/auto.conf
+#    message) whether or not its headers have a .config, and one with
+#    them whose release names another hook interface
+#    (-swapcache-ab<N+1>), and goes on to build for one with the hooks
+#    released -swapcache-ab<N>: fake headers trees, only include/config/auto.conf
 #    (and .config) in them, so the build itself is not tried here
 #    (vm/dkms-install.sh builds against real headers in make check);
 #  - a hookless kernel installed later: DKMS's kernel hook (dkms
@@ -36,6 +38,7 @@ cd "$top" || exit 1
 comment() { sed 's/^/# /'; }
 
 version=$(module_version)
+abi=$(hook_abi)
 changelog=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
 [ -n "$version" ] && [ "$changelog" = "$version" ]
 tap_result $? "debian/changelog's version '$changelog' is dkms.conf's PACKAGE_VERSION '$version'"
@@ -119,9 +122,9 @@ else
 fi
 
 # DKMS as a host runs it, on the package's own files, in private trees
-dkms_check() { # name config-lines-in-auto.conf with-.config(0|1) want(skip|build)
+dkms_check() { # name config-lines-in-auto.conf with-.config(0|1) want(skip|build) [release]
 	local name=$1 conf=$2 dotconfig=$3 want=$4 hdr=$scratch/headers-$1 rc log
-	local kver=6.12.0-lint-$name
+	local kver=${5:-6.12.0-lint-$name}
 	mkdir -p "$hdr/include/config" "$scratch/$name-dkms"
 	printf '%b' "$conf" >"$hdr/include/config/auto.conf"
 	[ "$dotconfig" = 0 ] || printf '%b' "$conf" >"$hdr/.config"
@@ -176,7 +179,9 @@ DKMS
 if [ -f "${deb:-}" ] && dpkg-deb -x "$deb" "$scratch/pkg"; then
 	dkms_check nohooks 'CONFIG_MODULES=y\n' 0 skip
 	dkms_check nohooks-config 'CONFIG_MODULES=y\n# CONFIG_SWAPCACHE_AB_HOOKS is not set\n' 1 skip
-	dkms_check hooks 'CONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' 0 build
+	dkms_check hooks 'CONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' 0 build "6.12.0-swapcache-ab$abi-lint"
+	# The hooks of another interface: another number in the release
+	dkms_check hooks-abi 'CONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' 0 skip "6.12.0-swapcache-ab$((abi + 1))-lint"
 	kernel_hooks_check nohooks
 	[ -x "$scratch/pkg/etc/kernel/header_postinst.d/swapcache-ab-dkms" ]
 	tap_result $? "swapcache-ab-dkms ships its kernel hook in /etc/kernel/postinst.d and header_postinst.d"

@@ -8,6 +8,8 @@
 #    Documentation/ (kernel-doc comments aside),
 #    and patch 1, which routes the swap cache index through
 #    swap_cache_index() for them, adds no hook;
+#  - the hook interface (its header) is the one core-patch/hook-abi
+#    records for dkms.conf's SWAPCACHE_AB_HOOK_ABI;
 #  - sparse (C=2) on the module: zero warnings;
 #  - sparse on the core files the series touches: no warning that the same
 #    files do not already have in stock $KVER (mainline's own sparse
@@ -74,6 +76,20 @@ else
 	tap_result $(( hooks > 0 || first_added > 40 )) \
 		"core-patch/$KVER/$first adds no hook ($hooks lines name swapcache_ab) in $first_added lines (at most 40)"
 fi
+
+# The hook interface's number (dkms.conf's SWAPCACHE_AB_HOOK_ABI, in the
+# release of every hooked kernel) moves with the interface: the header the
+# series makes (the ops' layout, the hooks' signatures), whose hash
+# core-patch/hook-abi records for that number.  An export that went away
+# needs no number: the module would not load (unknown symbol)
+abi=$(hook_abi)
+read -r abi_recorded hash_recorded < <(grep -v '^#' core-patch/hook-abi)
+hash=$(sha256sum <"$SRC_DIR/include/linux/swapcache_ab.h" | cut -d' ' -f1)
+[ -n "$abi" ] && [ "$abi" = "$abi_recorded" ] && [ "$hash" = "$hash_recorded" ]
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' <<<"dkms.conf: SWAPCACHE_AB_HOOK_ABI=$abi; core-patch/hook-abi: $abi_recorded $hash_recorded; the interface now: $hash.
+A changed interface takes a new number: bump SWAPCACHE_AB_HOOK_ABI and record it with the new hash."
+tap_result $rc "hook interface $abi (include/linux/swapcache_ab.h) is core-patch/hook-abi's: ${hash:0:12}"
 
 # The object alone: a prepared tree is enough, no modpost
 out=$(make -s -C "$KERNEL_DIR" M="$top" C=2 CHECK="sparse -Wno-decl" module/swapcache_ab.o 2>&1)
