@@ -2,22 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make fleet: the fleet path end to end on local Debian 12 guests.
-#   1. the patched kernel with what a Debian guest boots on (fleet/guest.config)
-#      as bindeb-pkg packages, swapcache-ab-dkms, bench/'s programs; the
-#      fleet's signed apt repository of the packages (vm/build-apt-repo.sh),
-#      served to the guests over HTTP while make fleet runs;
+#   1. the patched kernel with what a Debian guest boots on
+#      (fleet/guest.config) and the stock kernel as bindeb-pkg packages,
+#      swapcache-ab-dkms, bench/'s programs; the fleet's signed apt
+#      repository of the packages (vm/build-apt-repo.sh), served to the
+#      guests over HTTP while make fleet runs;
 #   2. FLEET_GUESTS guests from fleet/image.sh's image (fleet/guests.sh),
 #      the last one left on Debian's kernel;
 #   3. fleet/site.yml twice: the first installs, reboots, checks, runs the
 #      A/B and reports, and every guest but the last must take part, the
 #      last left out for its kernel's missing hooks; the second must change
 #      nothing on any host (it measures again: a second report);
-#   4. fleet/remove.yml: each host back to Debian's kernel, as it was;
-#   5. the canary stop (FLEET_CANARY=1, with remove.yml): on the removed
+#   4. on the last guest, with swapcache-ab-dkms installed, the headers of
+#      a kernel without the hooks (stock, packaged by bindeb-pkg): apt
+#      must install them, DKMS skipping that kernel; purged again;
+#   5. fleet/remove.yml: each host back to Debian's kernel, as it was;
+#   6. the canary stop (FLEET_CANARY=1, with remove.yml): on the removed
 #      guests, the roll-out again with guest1's patched kernel made
 #      unbootable must fail on guest1, back on Debian's kernel, and touch
 #      no other guest;
-#   6. the guests stopped (FLEET_KEEP=1 leaves them running).
+#   7. the guests stopped (FLEET_KEEP=1 leaves them running).
 # Wall times of each step at the end.
 # Environment: FLEET_GUESTS=3, FLEET_BENCH_ARGS (the profile, below),
 # FLEET_REMOVE=1 (0: keep everything installed), FLEET_CANARY=1, FLEET_KEEP=0,
@@ -44,6 +48,10 @@ step() { # name command...
 vm/install-deps.sh fleet
 step "guest kernel build" vm/build-kernel.sh guest
 step "guest kernel packages" vm/build-packages.sh guest
+# A kernel without the hooks, whose headers make fleet installs beside
+# swapcache-ab-dkms (step 4)
+step "stock kernel packages" bash -c 'vm/build-kernel.sh stock && vm/build-packages.sh stock'
+
 package_debs=$(vm/build-dkms-deb.sh)   # swapcache-ab-dkms, then swapcache-ab-bench
 mapfile -t package_debs <<<"$package_debs"
 dkms_deb=${package_debs[0]}
@@ -119,6 +127,30 @@ step "site.yml, second run" playbook site-2 fleet/site.yml
 changed=$(recap site-2 | awk '$2 != 0')
 [ -z "$changed" ] || die "the second run of site.yml changed hosts: $changed"
 log "second run of site.yml: changed=0 on every host"
+
+# DKMS never fails another kernel's install: on the last guest (Debian's
+# kernel, swapcache-ab-dkms from the first run), the headers of a kernel
+# without the hooks as bindeb-pkg packages them (no .config: stock's)
+# install with apt, the package's kernel hook skipping that kernel with
+# its message; then they are purged, and the guest is as it was
+hookless_headers() {
+	local release deb log=$dir/hookless-headers.log
+	release=$(kernel_release stock)
+	deb=$(kernel_deb stock linux-headers "$release")
+	adhoc() { ansible -i "$dir/inventory.ini" "guest$guests" -b "$@" >>"$log" 2>&1; }
+	: >"$log"
+	adhoc -m ansible.builtin.copy -a "src=$deb dest=/var/tmp/" || die "could not copy $deb: see $log"
+	adhoc -m ansible.builtin.shell -a "apt-get install -y /var/tmp/$(basename "$deb") 2>&1" ||
+		die "with swapcache-ab-dkms installed, apt could not install a hookless kernel's headers: see $log"
+	grep -q "$release has no CONFIG_SWAPCACHE_AB_HOOKS" "$log" ||
+		die "the hookless headers installed without the package's skip message: see $log"
+	adhoc -m ansible.builtin.shell -a "apt-get purge -y linux-headers-$release 2>&1 && rm /var/tmp/$(basename "$deb")" ||
+		die "could not purge linux-headers-$release: see $log"
+	log "hookless kernel headers (bindeb-pkg, no .config) installed beside swapcache-ab-dkms on guest$guests: DKMS skipped $release"
+}
+if [ "$guests" -gt 1 ]; then
+	step "hookless kernel headers" hookless_headers
+fi
 if [ "${FLEET_REMOVE:-1}" = 1 ]; then
 	step "remove.yml" playbook remove fleet/remove.yml
 fi

@@ -6,15 +6,18 @@
 # packaging steps run), giving linux-image-<release> and
 # linux-headers-<release> .debs in build/packages/<variant>/.
 #
-# Usage: vm/build-packages.sh [patched|debug|guest|server]
+# Usage: vm/build-packages.sh [patched|debug|guest|server|stock]
+# (stock: a kernel without the hooks, as bindeb-pkg packages it, for make
+# fleet's check that DKMS never fails another kernel's install)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 
 variant=${1:-patched}
-[ "$variant" != stock ] || die "the stock kernel is not packaged (patched, debug, guest or server)"
+case $variant in patched | debug | guest | server | stock) ;; *) die "the $variant kernel is not packaged" ;; esac
 obj=$(kernel_dir "$variant")
+src=$(kernel_src_dir "$variant")
 [ -f "$obj/arch/x86/boot/bzImage" ] || die "no kernel in $obj: run vm/build-kernel.sh $variant"
 
 release=$(kernel_release "$variant")
@@ -35,7 +38,7 @@ mkdir -p "$out"
 # cross-gcc package, which a native build does not need).  CC must match
 # build-kernel.sh's, or kbuild would rebuild every object.
 rm -f "$obj"/../*_"$KDEB_PKGVERSION"_*.deb "$obj"/../linux-upstream_"$KDEB_PKGVERSION"_*
-make -s -C "$SRC_DIR" O="$obj" -j"$(nproc)" CC="ccache gcc" DPKG_FLAGS=-d bindeb-pkg \
+make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" DPKG_FLAGS=-d bindeb-pkg \
 	>"$out/bindeb-pkg.log" 2>&1 || { tail -30 "$out/bindeb-pkg.log"; die "bindeb-pkg failed"; }
 mv "$obj"/../*_"$KDEB_PKGVERSION"_*.deb "$obj"/../linux-upstream_"$KDEB_PKGVERSION"_* "$out/"
 for p in linux-image linux-headers; do
