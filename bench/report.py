@@ -908,7 +908,9 @@ def fidelity(rows_by, reference, hooked=None):
     (agrees()); NOT faithful: its 95% interval lies wholly beyond +-D, or
     a mechanism figure differs; else not shown at this n, with the margin
     it did show.  The boot-level A/A is the control: where it is not
-    itself shown within +-D, the pass cannot show fidelity at D.
+    itself shown within +-D, the pass cannot show fidelity at D.  A
+    runtime A/B whose runs were hooked differently (MIXED) is not judged,
+    whatever its figures.
     hooked: {knob@kernel: hooked_runs()}, how each runtime A/B ran."""
     out = []
     aa_rows = rows_by.get("stock2-vs-stock", {})
@@ -916,10 +918,11 @@ def fidelity(rows_by, reference, hooked=None):
         runtime, reboot = rows_by.get(f"{knob}@{kernel}"), rows_by.get(f"{knob}@reboot")
         if not runtime or not reboot:
             continue
-        mark = {True: ", hooked", False: ", B unhooked", "mixed": ", MIXED hooks"}.get(
-            (hooked or {}).get(f"{knob}@{kernel}"), "")
+        hooking = (hooked or {}).get(f"{knob}@{kernel}")
+        mark = {True: ", hooked", False: ", B unhooked", "mixed": ", MIXED hooks"}.get(hooking, "")
         entry = {"knob": knob, "runtime_kind": how + mark, "a_kernel": a_kernel, "b_kernel": b_kernel,
-                 "perf": [], "mechanisms": [], "reasons": [], "biased": False}
+                 "perf": [], "mechanisms": [], "reasons": [], "biased": False,
+                 "mixed_hooks": hooking == "mixed"}
         workloads = sorted({wl for wl, _ in runtime} & {wl for wl, _ in reboot})
         headline = next((wl for wl, _ in HEADLINES.get(knob, {}).get("headline", []) if wl in workloads),
                         workloads[0] if workloads else None)
@@ -946,6 +949,11 @@ def fidelity(rows_by, reference, hooked=None):
             ok, why = None, None
             if not judged:
                 pass
+            elif hooking == "mixed":
+                # Its pairs did not run one instrument: no difference of
+                # its means measures the knob alone
+                ok, why = False, (f"{wl}.{metric}: its runs were hooked differently (MIXED): the "
+                                  f"runtime A/B measures no one instrument")
             elif diff[1] is None:
                 ok, why = False, f"{wl}.{metric}: no interval for the difference (n < 2 on a side)"
             elif margin is None:
@@ -1133,7 +1141,7 @@ def render_fidelity(found):
     text.append(f"   {100 * MECH_REL_TOL:.0f}%, {MECH_ABS_TOL}, or the figure's range over the "
                 "boot-level A/A's runs, of the other A/B's);")
     text.append("   NOT faithful when its 95% interval lies beyond the margin or a mechanism differs;")
-    text.append("   else not shown at this n.")
+    text.append("   else not shown at this n.  Not judged: runs hooked differently (MIXED).")
     for e in found:
         name = f"fidelity {e['knob']} ({e['runtime_kind']})"
         judged = next((p for p in e["perf"] if p["judged"]), None)
@@ -1141,6 +1149,9 @@ def render_fidelity(found):
             text.append(f"{name}: faithful ({e['a_kernel']} vs {e['b_kernel']}): "
                         f"{judged['workload']}.{judged['metric']} difference {fmt_ci(*judged['difference'])}, "
                         f"within +-{judged['equivalent_within_pct']:.2f}% (margin +-{judged['margin_pct']:g}%)")
+        elif e["mixed_hooks"]:
+            text.append(f"{name}: not judged, at any n ({e['a_kernel']} vs {e['b_kernel']}): "
+                        + "; ".join(e["reasons"]))
         elif e["biased"] or any(m["agree"] is False for m in e["mechanisms"]):
             text.append(f"{name}: NOT faithful ({e['a_kernel']} vs {e['b_kernel']}): "
                         + "; ".join(e["reasons"]))

@@ -497,6 +497,9 @@ rc, out, err = run_report("\n".join(with_ops(fresh, {"0": 1, "1": 0}) + boot_lin
 check(rc == 0 and "fidelity skip_wb_tags (fresh boot, MIXED hooks)" in out
       and "MIXED: some runs with mainline_ops=1, some without" in out and "side 1 unhooked" not in out,
       "fresh boots whose sides ran with different mainline_ops are named MIXED, not side 1 unhooked")
+check("fidelity skip_wb_tags (fresh boot, MIXED hooks): not judged, at any n" in out
+      and "hooked differently (MIXED)" in out,
+      "fresh boots with MIXED hooks are not judged, though their figures match the reboot's")
 
 # 12. The hooked A/A and the hook dispatch row are named as such
 lines = []
