@@ -13,9 +13,9 @@
 #      A/B and reports, and every guest but the last must take part, the
 #      last left out for its kernel's missing hooks; the second must change
 #      nothing on any host (it measures again: a second report);
-#   4. on the last guest, with swapcache-ab-dkms installed, the headers of
-#      a kernel without the hooks (stock, packaged by bindeb-pkg): apt
-#      must install them, DKMS skipping that kernel; purged again;
+#   4. on the last guest, with swapcache-ab-dkms installed, a kernel
+#      without the hooks (stock, packaged by bindeb-pkg): apt must install
+#      its headers and image, DKMS skipping that kernel; purged again;
 #   5. fleet/remove.yml: each host back to Debian's kernel, as it was;
 #   6. the canary stop (FLEET_CANARY=1, with remove.yml): on the removed
 #      guests, the roll-out again with guest1's patched kernel made
@@ -48,9 +48,11 @@ step() { # name command...
 vm/install-deps.sh fleet
 step "guest kernel build" vm/build-kernel.sh guest
 step "guest kernel packages" vm/build-packages.sh guest
-# A kernel without the hooks, whose headers make fleet installs beside
-# swapcache-ab-dkms (step 4)
-step "stock kernel packages" bash -c 'vm/build-kernel.sh stock && vm/build-packages.sh stock'
+# A kernel without the hooks, which make fleet installs beside
+# swapcache-ab-dkms on the last guest (step 4)
+if [ "$guests" -gt 1 ]; then
+	step "stock kernel packages" bash -c 'vm/build-kernel.sh stock && vm/build-packages.sh stock'
+fi
 
 package_debs=$(vm/build-dkms-deb.sh)   # swapcache-ab-dkms, then swapcache-ab-bench
 mapfile -t package_debs <<<"$package_debs"
@@ -79,6 +81,8 @@ for _ in range(50):
 sys.exit(1)
 WAIT
 	die "the apt repository is not served on 127.0.0.1:$apt_port (FLEET_APT_PORT): see $dir/apt-http.log"
+# (and by this server: not one a killed run left on that port)
+kill -0 "$apt_http" 2>/dev/null || die "the apt repository's server exited: see $dir/apt-http.log"
 # fleet/image.sh's build (cached) included
 step "image and guests boot" fleet/guests.sh start "$guests" >/dev/null
 # site.yml's preflight makes them again
@@ -129,27 +133,31 @@ changed=$(recap site-2 | awk '$2 != 0')
 log "second run of site.yml: changed=0 on every host"
 
 # DKMS never fails another kernel's install: on the last guest (Debian's
-# kernel, swapcache-ab-dkms from the first run), the headers of a kernel
-# without the hooks as bindeb-pkg packages them (no .config: stock's)
-# install with apt, the package's kernel hook skipping that kernel with
-# its message; then they are purged, and the guest is as it was
-hookless_headers() {
-	local release deb log=$dir/hookless-headers.log
+# kernel, swapcache-ab-dkms from the first run), a kernel without the hooks
+# as bindeb-pkg packages it (stock's; no .config in its headers) installs
+# with apt, headers and image in one transaction: the image's postinst
+# runs /etc/kernel/postinst.d, where the package's kernel hook has DKMS
+# skip that kernel with its message (bindeb-pkg's headers package has no
+# maintainer scripts).  Then both are purged, and the guest is as it was
+hookless_kernel() {
+	local release deb files=() log=$dir/hookless-kernel.log
 	release=$(kernel_release stock)
-	deb=$(kernel_deb stock linux-headers "$release")
 	adhoc() { ansible -i "$dir/inventory.ini" "guest$guests" -b "$@" >>"$log" 2>&1; }
 	: >"$log"
-	adhoc -m ansible.builtin.copy -a "src=$deb dest=/var/tmp/" || die "could not copy $deb: see $log"
-	adhoc -m ansible.builtin.shell -a "apt-get install -y /var/tmp/$(basename "$deb") 2>&1" ||
-		die "with swapcache-ab-dkms installed, apt could not install a hookless kernel's headers: see $log"
+	for deb in "$(kernel_deb stock linux-headers "$release")" "$(kernel_deb stock linux-image "$release")"; do
+		adhoc -m ansible.builtin.copy -a "src=$deb dest=/var/tmp/" || die "could not copy $deb: see $log"
+		files+=("/var/tmp/$(basename "$deb")")
+	done
+	adhoc -m ansible.builtin.shell -a "apt-get install -y ${files[*]} 2>&1" ||
+		die "with swapcache-ab-dkms installed, apt could not install a hookless kernel: see $log"
 	grep -q "$release has no CONFIG_SWAPCACHE_AB_HOOKS" "$log" ||
-		die "the hookless headers installed without the package's skip message: see $log"
-	adhoc -m ansible.builtin.shell -a "apt-get purge -y linux-headers-$release 2>&1 && rm /var/tmp/$(basename "$deb")" ||
-		die "could not purge linux-headers-$release: see $log"
-	log "hookless kernel headers (bindeb-pkg, no .config) installed beside swapcache-ab-dkms on guest$guests: DKMS skipped $release"
+		die "the hookless kernel installed without the package's skip message: see $log"
+	adhoc -m ansible.builtin.shell -a "apt-get purge -y linux-image-$release linux-headers-$release 2>&1 &&
+		rm ${files[*]}" || die "could not purge the hookless kernel: see $log"
+	log "a hookless kernel (bindeb-pkg, no .config in its headers) installed beside swapcache-ab-dkms on guest$guests: DKMS skipped $release"
 }
 if [ "$guests" -gt 1 ]; then
-	step "hookless kernel headers" hookless_headers
+	step "hookless kernel" hookless_kernel
 fi
 if [ "${FLEET_REMOVE:-1}" = 1 ]; then
 	step "remove.yml" playbook remove fleet/remove.yml
