@@ -82,13 +82,18 @@ fi
 # series makes (the ops' layout, the hooks' signatures), whose hash
 # core-patch/hook-abi records for that number.  An export that went away
 # needs no number: the module would not load (unknown symbol)
+# core-patch/hook-abi keeps every number's hash, one line each in order:
+# numbers increasing, no hash twice (an interface that changed back is
+# a new number still), the last line the current one
 abi=$(hook_abi)
-read -r abi_recorded hash_recorded < <(grep -v '^#' core-patch/hook-abi)
+history=$(grep -v '^#' core-patch/hook-abi)
+read -r abi_recorded hash_recorded < <(tail -n 1 <<<"$history")
 hash=$(sha256sum <"$SRC_DIR/include/linux/swapcache_ab.h" | cut -d' ' -f1)
-[ -n "$abi" ] && [ "$abi" = "$abi_recorded" ] && [ "$hash" = "$hash_recorded" ]
+[ -n "$abi" ] && [ "$abi" = "$abi_recorded" ] && [ "$hash" = "$hash_recorded" ] &&
+	awk '$1 !~ /^[0-9]+$/ || $1 <= last || seen[$2]++ { bad = 1 } { last = $1 } END { exit bad }' <<<"$history"
 rc=$?
-[ $rc -eq 0 ] || sed 's/^/# /' <<<"dkms.conf: SWAPCACHE_AB_HOOK_ABI=$abi; core-patch/hook-abi: $abi_recorded $hash_recorded; the interface now: $hash.
-A changed interface takes a new number: bump SWAPCACHE_AB_HOOK_ABI and record it with the new hash."
+[ $rc -eq 0 ] || sed 's/^/# /' <<<"dkms.conf: SWAPCACHE_AB_HOOK_ABI=$abi; core-patch/hook-abi's last: $abi_recorded $hash_recorded; the interface now: $hash.
+A changed interface takes a new number: bump SWAPCACHE_AB_HOOK_ABI and add a line with it and the new hash."
 tap_result $rc "hook interface $abi (include/linux/swapcache_ab.h) is core-patch/hook-abi's: ${hash:0:12}"
 
 # The object alone: a prepared tree is enough, no modpost
@@ -164,7 +169,9 @@ SERVER_NEEDS="y:EFI y:EFI_STUB y:BLK_DEV_INITRD y:MODULES y:MODULE_SIG y:MODULE_
 	ym:BLK_DEV_NVME ym:SATA_AHCI ym:SCSI ym:BLK_DEV_SD ym:MEGARAID_SAS ym:SCSI_MPT3SAS
 	ym:BLK_DEV_DM ym:DM_CRYPT ym:BLK_DEV_MD ym:MD_RAID1 ym:MD_RAID456 ym:EXT4_FS ym:XFS_FS
 	ym:E1000E ym:IGB ym:IXGBE ym:I40E ym:ICE ym:BNXT ym:TIGON3 ym:MLX5_CORE
-	ym:USB_XHCI_HCD ym:USB_HID ym:DRM_AST ym:DRM_MGAG200"
+	ym:BONDING ym:VLAN_8021Q ym:DM_MULTIPATH ym:MD_RAID0 ym:MD_RAID10
+	ym:USB_XHCI_HCD ym:USB_HID ym:HID_GENERIC y:SERIAL_8250_CONSOLE ym:IPMI_SI
+	ym:DRM_AST ym:DRM_MGAG200 y:FB_EFI"
 # Prints what CONFIG file lacks of SERVER_NEEDS
 server_config_misses() { # config
 	local need want opt
