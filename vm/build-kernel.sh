@@ -129,11 +129,9 @@ mkdir -p "$obj"
 # The release names the packages and /lib/modules: patched and debug kernels
 # must not pass for each other, nor for a distribution kernel.  It carries
 # the hook interface's number, for which alone the module builds
-abi=$(hook_abi)
-[ -n "$abi" ] || die "no SWAPCACHE_AB_HOOK_ABI in dkms.conf"
 case $variant in
-patched) echo "-swapcache-ab$abi" >"$obj/localversion-swapcache-ab" ;;
-debug | guest | server | locks) echo "-swapcache-ab$abi-$variant" >"$obj/localversion-swapcache-ab" ;;
+patched) hooked_localversion >"$obj/localversion-swapcache-ab" ;;
+debug | guest | server | locks) hooked_localversion "$variant" >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
 stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
 ref-*) echo "-$variant" >"$obj/localversion-swapcache-ab" ;;

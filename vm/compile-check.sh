@@ -52,7 +52,7 @@ check() {
 			cp "$top/Kbuild" "$top/dkms.conf" "$obj/src/" &&
 			cp "$top/module/Kbuild" "$top"/module/*.[ch] "$obj/src/module/"
 		# Released as the hooked kernels are: the module builds for no other
-		echo "-swapcache-ab$(hook_abi)" >"$obj/localversion-swapcache-ab"
+		hooked_localversion >"$obj/localversion-swapcache-ab"
 		;;
 	esac
 	grep -q '^CONFIG_SWAPCACHE_AB_HOOKS=y' "$obj/.config" && on=y

@@ -104,6 +104,13 @@ module_version() { sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf"; 
 # The hook interface's number (dkms.conf), in the release of every kernel
 # with the hooks: <version>-swapcache-ab<N>[-<variant>]
 hook_abi() { sed -n 's/^SWAPCACHE_AB_HOOK_ABI=\([0-9]*\)$/\1/p' "$top/dkms.conf"; }
+# A hooked kernel's localversion: -swapcache-ab<N>, then -VARIANT if given
+hooked_localversion() { # [variant]
+	local abi
+	abi=$(hook_abi)
+	[ -n "$abi" ] || die "no SWAPCACHE_AB_HOOK_ABI in dkms.conf"
+	echo "-swapcache-ab$abi${1:+-$1}"
+}
 # Where vm/build-packages.sh leaves a variant's .debs
 packages_dir() { echo "$BUILD_DIR/packages/$1"; }
 # The .deb of one of a variant's packages (linux-image, linux-headers), as
