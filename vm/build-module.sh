@@ -24,3 +24,4 @@ if [ -n "${2:-}" ]; then
 fi
 log "building $src/module/swapcache_ab.ko against $kdir"
 make -s -C "$kdir" M="$src" W=1 modules
+sign_module "$kdir" "$src/module/swapcache_ab.ko"

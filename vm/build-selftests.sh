@@ -24,6 +24,7 @@ make -s -C "$top/selftests" KSFT_DIR="$ksft" OUTPUT="$out" COLLECTION=swapcache_
 rm -rf "$out/test_modules"
 cp -r "$top/selftests/test_modules" "$out/test_modules"
 make -s -C "$kobj" M="$out/test_modules" modules
+sign_module "$kobj" "$out/test_modules/swapcache_ab_api.ko"
 cp "$out/test_modules/swapcache_ab_api.ko" "$out/"
 
 # Upstream's own mm/cow, static for the VM, against the patched kernel's

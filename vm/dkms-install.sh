@@ -24,13 +24,21 @@ pkgs=$(packages_dir "$variant")
 root=$(dkms_root "$variant")
 version=$(module_version)
 dkms_log=$root.log
-# dkms with every tree inside $1, the rest of the arguments after the action
+# dkms with every tree inside $1, the rest of the arguments after the action.
+# DKMS reads its signing configuration from /etc/dkms alone: where the
+# private root has an etc/dkms (a kernel that checks signatures, below),
+# dkms runs in a mount namespace of its own with that as /etc/dkms
 private_dkms() {
 	local r=$1 action=$2
 	shift 2
 	mkdir -p "$r/var/lib/dkms"
-	dkms "$action" -m swapcache_ab -v "$version" --dkmstree "$r/var/lib/dkms" \
-		--sourcetree "$r/usr/src" --installtree "$r/lib/modules" "$@" >>"$dkms_log" 2>&1
+	set -- dkms "$action" -m swapcache_ab -v "$version" --dkmstree "$r/var/lib/dkms" \
+		--sourcetree "$r/usr/src" --installtree "$r/lib/modules" "$@"
+	if [ -d "$r/etc/dkms" ]; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		set -- unshare --mount sh -c 'mount --bind "$0" /etc/dkms && exec "$@"' "$r/etc/dkms" "$@"
+	fi
+	"$@" >>"$dkms_log" 2>&1
 }
 
 release=$(kernel_release "$variant")
@@ -56,6 +64,27 @@ tap_result $? "built $(basename "$dkms_deb") with dh-dkms, version dkms.conf's $
 dpkg-deb -x "$dkms_deb" "$root" && [ -f "$root/usr/src/swapcache_ab-$version/dkms.conf" ]
 tap_result $? "unpacked it into $root: /usr/src/swapcache_ab-$version"
 
+# A kernel that checks module signatures (the debug kernel requires them):
+# the fleet's DKMS configuration as the swapcache_ab role places it on a
+# host (fleet/roles/swapcache_ab/files/dkms-signing.conf, naming
+# /etc/dkms/swapcache-ab-fleet.pem and .der), with the kernel's own key as
+# the fleet's: the key it trusts.  And sign-file from the headers, where
+# DKMS would find it on a host (/lib/modules/<release>/build/scripts/)
+signer=
+if grep -qx 'CONFIG_MODULE_SIG=y' "$kconfig"; then
+	kobj=$(kernel_dir "$variant")
+	mkdir -p "$root/etc/dkms/framework.conf.d"
+	cp "$top/fleet/roles/swapcache_ab/files/dkms-signing.conf" \
+		"$root/etc/dkms/framework.conf.d/swapcache-ab.conf"
+	cp "$kobj/certs/signing_key.pem" "$root/etc/dkms/swapcache-ab-fleet.pem"
+	cp "$kobj/certs/signing_key.x509" "$root/etc/dkms/swapcache-ab-fleet.der"
+	echo "sign_file=$ksrc/scripts/sign-file" >"$root/etc/dkms/framework.conf.d/zz-private-root.conf"
+	signer=$(openssl x509 -inform DER -in "$root/etc/dkms/swapcache-ab-fleet.der" -noout \
+		-nameopt multiline | sed -n 's/^ *commonName *= //p')
+	[ -x "$ksrc/scripts/sign-file" ] && [ -n "$signer" ]
+	tap_result $? "$(basename "$headers") has scripts/sign-file; the fleet's key is the kernel's own ('$signer')"
+fi
+
 private_dkms "$root" add
 tap_result $? "dkms add swapcache_ab/$version"
 private_dkms "$root" build -k "$release" --kernelsourcedir "$ksrc" --config "$kconfig"
@@ -79,6 +108,12 @@ got=$(modinfo -F vermagic "$ko" 2>/dev/null)
 tap_result $? "vermagic '$got' is the kernel's ('$want', from $(basename "$ref"))"
 [ "$(modinfo -F version "$ko" 2>/dev/null)" = "$version" ]
 tap_result $? "installed module's MODULE_VERSION is dkms.conf's $version"
+if [ -n "$signer" ]; then
+	got=$(modinfo -F signer "$ko" 2>/dev/null)
+	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kconfig")
+	[ "$got" = "$signer" ] && [ "$(modinfo -F sig_hashalgo "$ko" 2>/dev/null)" = "$hash" ]
+	tap_result $? "DKMS signed it with the fleet's key, through the fleet's /etc/dkms/framework.conf.d: signer '$got', $hash"
+fi
 
 # A kernel without the hooks: Debian 12's own headers, unpacked likewise
 stock_root=$(dkms_root debian-stock)

@@ -121,6 +121,21 @@ kernel_deb() { # variant package release
 # The kernel packages' version: the release, then the module version that
 # names the series they carry
 kernel_pkg_version() { echo "$1-$(module_version)"; }
+# Sign a module built against a kernel object tree, as modules_install
+# would, when that kernel checks signatures (the debug kernel requires
+# them): with the tree's own key, certs/signing_key.pem unless its config
+# names another
+sign_module() { # kernel_obj_dir module.ko
+	local kobj=$1 ko hash key
+	ko=$(realpath "$2")
+	grep -qx 'CONFIG_MODULE_SIG=y' "$kobj/.config" || return 0
+	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kobj/.config")
+	key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$/\1/p' "$kobj/.config")
+	(cd "$kobj" && scripts/sign-file "$hash" "$key" certs/signing_key.x509 "$ko") || {
+		echo "error: signing $ko with $kobj's $key" >&2
+		return 1
+	}
+}
 # The private root vm/dkms-install.sh installs a variant's packages into
 dkms_root() { echo "$BUILD_DIR/dkms/$1"; }
 # A variant's kernel object tree

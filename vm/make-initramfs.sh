@@ -35,7 +35,11 @@ if ! grep -q -- --override-timeout "$runner/run_kselftest.sh"; then
 fi
 
 list=$(mktemp)
-trap 'rm -f "$list"' EXIT
+# The module without its signature (objcopy keeps the ELF file only, not
+# what sign-file appended), which selftests/module_sig.sh must see refused
+unsigned=$(mktemp)
+trap 'rm -f "$list" "$unsigned"' EXIT
+objcopy "$ko" "$unsigned" || die "objcopy $ko"
 {
 	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /mnt /root \
 		/kselftest /kselftest/kselftest /kselftest/swapcache_ab /kselftest/upstream /bench /modules; do
@@ -47,6 +51,7 @@ trap 'rm -f "$list"' EXIT
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $top/vm/guest-init 0755 0 0"
 	echo "file /swapcache_ab.ko $ko 0644 0 0"
+	echo "file /swapcache_ab-unsigned.ko $unsigned 0644 0 0"
 	for f in "${more[@]}"; do
 		[ -f "$f" ] || die "$f missing"
 		echo "file /modules/$(basename "$f") $f 0644 0 0"

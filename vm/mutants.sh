@@ -130,6 +130,7 @@ run_mutant() { # patch
 	ln -sfn "$KERNEL_DIR" "$work/build/kernel"
 	{
 		make -s -C "$kobj" M="$repo" modules &&
+		sign_module "$kobj" "$repo/module/swapcache_ab.ko" &&
 		BUILD_DIR=$work/build "$repo/vm/build-selftests.sh" "$kobj" &&
 		make -s -C "$repo/bench" OUT="$work/build/bench" &&
 		BUILD_DIR=$work/build "$repo/vm/make-initramfs.sh" "$logdir/initramfs.cpio.gz" \
