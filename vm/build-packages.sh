@@ -44,5 +44,27 @@ mv "$obj"/../*_"$KDEB_PKGVERSION"_*.deb "$obj"/../linux-upstream_"$KDEB_PKGVERSI
 for p in linux-image linux-headers; do
 	[ -f "$(kernel_deb "$variant" "$p" "$release")" ] || die "bindeb-pkg made no $p package"
 done
+
+# Secure Boot: with FLEET_SIGNING_KEY (vm/make-signing-key.sh's fleet.pem),
+# the image's kernel signed with the fleet's key, which shim boots on a
+# host that enrolled it.  In the .deb, its md5sums updated: bindeb-pkg
+# has no step for it
+if [ -n "${FLEET_SIGNING_KEY:-}" ]; then
+	grep -qx 'CONFIG_EFI_STUB=y' "$obj/.config" || die "FLEET_SIGNING_KEY: the $variant kernel has no EFI stub to sign"
+	image=$(kernel_deb "$variant" linux-image "$release")
+	unpacked=$out/image-unpacked
+	rm -rf "$unpacked"
+	dpkg-deb -R "$image" "$unpacked"
+	vmlinuz=boot/vmlinuz-$release
+	sbsign --key "$FLEET_SIGNING_KEY" --cert "$FLEET_SIGNING_KEY" --output "$unpacked/$vmlinuz.signed" \
+		"$unpacked/$vmlinuz" || die "sbsign $vmlinuz with $FLEET_SIGNING_KEY"
+	mv "$unpacked/$vmlinuz.signed" "$unpacked/$vmlinuz"
+	sbverify --cert "$FLEET_SIGNING_KEY" "$unpacked/$vmlinuz" >&2 ||
+		die "the signed $vmlinuz does not verify with $FLEET_SIGNING_KEY"
+	(cd "$unpacked" && sed -i "\\| $vmlinuz\$|d" DEBIAN/md5sums && md5sum "$vmlinuz" >>DEBIAN/md5sums)
+	dpkg-deb --root-owner-group -b "$unpacked" "$image" >/dev/null
+	rm -rf "$unpacked"
+	log "signed $vmlinuz in $(basename "$image") with $FLEET_SIGNING_KEY"
+fi
 ls -l "$out"/*.deb >&2
 log "packages in $out"
