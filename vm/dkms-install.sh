@@ -70,8 +70,9 @@ tap_result $? "unpacked it into $root: /usr/src/swapcache_ab-$version"
 # /etc/dkms/swapcache-ab-fleet.pem and .der), with the kernel's own key as
 # the fleet's: the key it trusts.  And sign-file from the headers, where
 # DKMS would find it on a host (/lib/modules/<release>/build/scripts/)
-signer=
+signing=0 signer=
 if grep -qx 'CONFIG_MODULE_SIG=y' "$kconfig"; then
+	signing=1
 	kobj=$(kernel_dir "$variant")
 	mkdir -p "$root/etc/dkms/framework.conf.d"
 	cp "$top/fleet/roles/swapcache_ab/files/dkms-signing.conf" \
@@ -80,7 +81,7 @@ if grep -qx 'CONFIG_MODULE_SIG=y' "$kconfig"; then
 	cp "$kobj/certs/signing_key.x509" "$root/etc/dkms/swapcache-ab-fleet.der"
 	echo "sign_file=$ksrc/scripts/sign-file" >"$root/etc/dkms/framework.conf.d/zz-private-root.conf"
 	signer=$(openssl x509 -inform DER -in "$root/etc/dkms/swapcache-ab-fleet.der" -noout \
-		-nameopt multiline | sed -n 's/^ *commonName *= //p')
+		-subject -nameopt multiline | sed -n 's/^ *commonName *= //p')
 	[ -x "$ksrc/scripts/sign-file" ] && [ -n "$signer" ]
 	tap_result $? "$(basename "$headers") has scripts/sign-file; the fleet's key is the kernel's own ('$signer')"
 fi
@@ -108,10 +109,10 @@ got=$(modinfo -F vermagic "$ko" 2>/dev/null)
 tap_result $? "vermagic '$got' is the kernel's ('$want', from $(basename "$ref"))"
 [ "$(modinfo -F version "$ko" 2>/dev/null)" = "$version" ]
 tap_result $? "installed module's MODULE_VERSION is dkms.conf's $version"
-if [ -n "$signer" ]; then
+if [ $signing = 1 ]; then
 	got=$(modinfo -F signer "$ko" 2>/dev/null)
 	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kconfig")
-	[ "$got" = "$signer" ] && [ "$(modinfo -F sig_hashalgo "$ko" 2>/dev/null)" = "$hash" ]
+	[ -n "$got" ] && [ "$got" = "$signer" ] && [ "$(modinfo -F sig_hashalgo "$ko" 2>/dev/null)" = "$hash" ]
 	tap_result $? "DKMS signed it with the fleet's key, through the fleet's /etc/dkms/framework.conf.d: signer '$got', $hash"
 fi
 
