@@ -10,8 +10,9 @@
 #   DIR/fleet.der  the certificate alone, DER: what each host enrols
 #                  (mokutil --import), and DKMS's mok_certificate.
 # One key for the fleet, so that a host enrols it once, for every kernel
-# and module the fleet gets.  RSA 4096, SHA-512, code signing usage, as
-# the kernel's own certs/default_x509.genkey asks for module signing.
+# and module the fleet gets.  RSA 4096 and SHA-256 (Debian-config kernels
+# have SHA-512 as a module only), the extensions of the kernel's own
+# certs/default_x509.genkey, and code signing usage.
 # Prints the two paths, key first.
 #
 # Usage: vm/make-signing-key.sh DIR [COMMON_NAME]
@@ -33,10 +34,10 @@ if [ ! -s "$pem" ] || [ ! -s "$der" ]; then
 	trap 'rm -rf "$tmp"' EXIT
 	(
 		umask 077
-		openssl req -new -x509 -newkey rsa:4096 -nodes -sha512 -days 36500 -batch -utf8 \
+		openssl req -new -x509 -newkey rsa:4096 -nodes -sha256 -days 36500 -batch -utf8 \
 			-subj "/CN=$cn" -addext basicConstraints=critical,CA:FALSE \
 			-addext keyUsage=digitalSignature -addext extendedKeyUsage=codeSigning \
-			-addext subjectKeyIdentifier=hash \
+			-addext subjectKeyIdentifier=hash -addext authorityKeyIdentifier=keyid \
 			-keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>"$tmp/openssl.log" ||
 			{ cat "$tmp/openssl.log" >&2; exit 1; }
 		cat "$tmp/key.pem" "$tmp/cert.pem" >"$tmp/fleet.pem"
