@@ -55,6 +55,12 @@ bench/test-report.py | tee -a "$host_tap" || true
 echo "# host: the series' core files in configurations the VM kernels do not cover"
 vm/compile-check.sh | tee -a "$host_tap" || true
 
+# Once per make check: it boots Debian's own kernel, whichever KVER this is
+if [ "$KVER" = 6.12 ]; then
+	echo "# host: the fleet's Secure Boot chain under OVMF, on Debian 12's own kernel"
+	vm/secure-boot-check.sh | tee -a "$host_tap" || true
+fi
+
 echo "# host: the $variant kernel's packages, the module through DKMS into a private root"
 vm/dkms-install.sh "$variant" | tee -a "$host_tap" || true
 release=$(kernel_release "$variant")

@@ -15,8 +15,9 @@ packages=(
 	qemu-system-x86 busybox-static gnuplot-nox sparse clang-format shellcheck
 	python3-scipy lintian ansible-lint
 	reprepro gnupg openssl
-	# Secure Boot: the kernel image signed for shim, and checked (sbverify)
-	sbsigntool
+	# Secure Boot: the kernel image signed for shim, and checked (sbverify);
+	# vm/secure-boot-check.sh's firmware and key lists
+	sbsigntool ovmf efitools
 	# Debian's own kernel configs: the server kernel's base
 	linux-config-6.12 linux-config-6.1
 )

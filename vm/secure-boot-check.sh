@@ -1,0 +1,243 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The fleet's Secure Boot chain in a QEMU guest under OVMF with Secure
+# Boot on, the fleet's certificate its only trusted key (PK, KEK and
+# db): the firmware must boot the kernel signed with the fleet's key
+# (vm/build-packages.sh with FLEET_SIGNING_KEY) and refuse it unsigned;
+# the kernel, locked down, must load a module signed with the fleet's key
+# (trusted through the platform keyring, where it loads db) and refuse
+# the same module unsigned.
+#
+#   boot 1, setup mode (no PK: nothing is checked): the guest writes db,
+#     KEK and PK through efivarfs (efitools' authenticated lists), which
+#     turns Secure Boot on in its variable store;
+#   boot 2, the signed kernel: lockdown, the two modules;
+#   boots 3 and 4, from a disk: the firmware must start the signed
+#     kernel and not the unsigned one.
+#
+# Not shim: Debian's shim trusts Debian's and Microsoft's keys and MOK,
+# and enrolling a MOK takes MokManager at the console.  The db stands in
+# for MOK: the kernel loads both into the same platform keyring.
+#
+# Usage: vm/secure-boot-check.sh [IMAGE_DEB MODULE.ko [SIGN_FILE]]
+#   IMAGE_DEB: a linux-image .deb whose kernel has the EFI stub and
+#     Debian's platform keyring patch (the server kernel's); default
+#     Debian 12's own kernel, its -unsigned image (apt-get download,
+#     kept in build/secure-boot/), which make check runs;
+#   MODULE.ko: a module for that kernel with no dependencies, signed or
+#     not: it is stripped, then signed with the fleet's key; default
+#     the image's crc7.ko;
+#   SIGN_FILE: kbuild's scripts/sign-file (default: the debug kernel's).
+# Environment: FLEET_SIGNING_KEY (default: a throwaway key made in the
+# work directory), SB_WORK (default build/secure-boot).  Prints TAP.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/vm/lib.sh"
+
+work=${SB_WORK:-$BUILD_DIR/secure-boot}
+image_deb=${1:-} module=${2:-}
+sign_file=${3:-$DEBUG_KERNEL_DIR/scripts/sign-file}
+if [ -z "$image_deb" ]; then
+	# Debian 12's kernel, as linux-image-amd64 names it
+	image=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9.-]*-amd64\)$/\1/p' | head -1)
+	[ -n "$image" ] || die "no linux-image-amd64 in apt's lists (apt-get update?)"
+	mkdir -p "$work/debs"
+	image_deb=$(find "$work/debs" -name "$image-unsigned_*.deb" | head -1)
+	if [ -z "$image_deb" ]; then
+		(cd "$work/debs" && apt-get download -q "$image-unsigned" >/dev/null 2>&1) ||
+			die "apt-get download $image-unsigned"
+		image_deb=$(find "$work/debs" -name "$image-unsigned_*.deb" | head -1)
+	fi
+fi
+code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+empty_vars=/usr/share/OVMF/OVMF_VARS_4M.fd
+for f in "$image_deb" "$sign_file" "$code" "$empty_vars"; do
+	[ -e "$f" ] || die "$f missing (ovmf: vm/install-deps.sh)"
+done
+command -v sign-efi-sig-list >/dev/null || die "no sign-efi-sig-list: vm/install-deps.sh (efitools)"
+
+rm -rf "$work/run"
+mkdir -p "$work/run"
+run=$work/run
+if [ -n "${FLEET_SIGNING_KEY:-}" ]; then
+	key=$FLEET_SIGNING_KEY
+else
+	key=$("$top/vm/make-signing-key.sh" "$work/key" "swapcache_ab secure boot check" | head -1)
+fi
+
+# The kernel, signed (unless the package's is already) and unsigned
+dpkg-deb -x "$image_deb" "$run/pkg" || die "unpacking $image_deb"
+vmlinuz=$(find "$run/pkg/boot" -name 'vmlinuz-*' | head -1)
+release=${vmlinuz##*/vmlinuz-}
+[ -n "$release" ] || die "$image_deb has no /boot/vmlinuz-*"
+if sbverify --cert "$key" "$vmlinuz" >/dev/null 2>&1; then
+	cp "$vmlinuz" "$run/signed"
+	sbattach --remove "$vmlinuz" >/dev/null 2>&1
+	cp "$vmlinuz" "$run/unsigned"
+	sbverify --list "$run/unsigned" 2>&1 | grep -q 'No signature table' ||
+		die "$vmlinuz carries another signature besides the fleet's: pass the image unsigned"
+	signed_by="the package"
+else
+	sbverify --list "$vmlinuz" 2>&1 | grep -q 'No signature table' || sbattach --remove "$vmlinuz"
+	cp "$vmlinuz" "$run/unsigned"
+	sbsign --key "$key" --cert "$key" --output "$run/signed" "$vmlinuz" >/dev/null ||
+		die "sbsign $vmlinuz"
+	signed_by="this check"
+fi
+sbverify --cert "$key" "$run/signed" >/dev/null 2>&1
+tap_result $? "$release: the kernel signed with the fleet's key (by $signed_by) verifies; a copy without signature"
+
+[ -n "$module" ] || module=$(find "$run/pkg/lib/modules" -name crc7.ko | head -1)
+[ -f "$module" ] || die "no module to load: ${module:-the image has no crc7.ko}"
+
+# The module: stripped of any signature (objcopy keeps the ELF file only),
+# and that signed with the fleet's key
+# with the kernel's own hash, as DKMS signs (Debian's config builds SHA-512
+# as a module, which a module signature cannot wait for)
+hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$run/pkg/boot/config-$release")
+objcopy "$module" "$run/unsigned.ko" && cp "$run/unsigned.ko" "$run/signed.ko" &&
+	"$sign_file" "${hash:-sha256}" "$key" "$key" "$run/signed.ko"
+[ $? -eq 0 ] && [ -z "$(modinfo -F signer "$run/unsigned.ko")" ] &&
+	[ -n "$(modinfo -F signer "$run/signed.ko")" ]
+tap_result $? "$(basename "$module"): a copy without signature, and one signed by '$(modinfo -F signer "$run/signed.ko" 2>/dev/null)'"
+name=$(modinfo -F name "$module")
+efivarfs=$(find "$run/pkg/lib/modules" -name 'efivarfs.ko*' | head -1)
+
+# The variable store's keys: the fleet's certificate as PK, KEK and db,
+# each list signed with the fleet's key (in setup mode the firmware takes
+# them as they are), with efivarfs's 4-byte attributes in front:
+# non-volatile, boot and runtime access, time-based authenticated write
+guid=$(cat /proc/sys/kernel/random/uuid)
+cert-to-efi-sig-list -g "$guid" "$key" "$run/fleet.esl" >/dev/null || die "cert-to-efi-sig-list"
+for var in db KEK PK; do
+	sign-efi-sig-list -k "$key" -c "$key" "$var" "$run/fleet.esl" "$run/$var.auth" >/dev/null 2>&1 ||
+		die "sign-efi-sig-list $var"
+	{ printf '\047\000\000\000'; cat "$run/$var.auth"; } >"$run/$var.var"
+done
+
+# One initramfs for both boots: busybox, efivarfs, the keys, the modules,
+# and an init that does what swapcache_ab.sb says
+cat >"$run/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+for a in $(cat /proc/cmdline); do case $a in swapcache_ab.sb=*) job=${a#*=} ;; esac; done
+say() { echo "SB-CHECK $*"; }
+[ -e /efivarfs.ko ] && insmod /efivarfs.ko 2>/dev/null
+mount -t efivarfs efivarfs /sys/firmware/efi/efivars
+case $job in
+enrol)
+	# db, then KEK, then PK: writing PK leaves setup mode
+	for v in db-d719b2cb-3d3a-4596-a3bc-dad00e67656f KEK-8be4df61-93ca-11d2-aa0d-00e098032b8c \
+		PK-8be4df61-93ca-11d2-aa0d-00e098032b8c; do
+		if dd if="/${v%%-*}.var" of="/sys/firmware/efi/efivars/$v" bs=1M 2>/dev/null; then
+			say "enrolled ${v%%-*}"
+		else
+			say "FAILED to enrol ${v%%-*}"
+		fi
+	done
+	;;
+check)
+	# efivarfs: 4 bytes of attributes, then the value
+	sb=$(dd if=/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c bs=1 skip=4 count=1 2>/dev/null |
+		od -An -t u1 | tr -d ' ')
+	say "secureboot $sb"
+	say "lockdown $(cat /sys/kernel/security/lockdown 2>&1)"
+	out=$(insmod /unsigned.ko 2>&1) && say "unsigned loaded" || say "unsigned refused: $out"
+	[ -d /sys/module/MODNAME ] && rmmod MODNAME
+	out=$(insmod /signed.ko 2>&1) && say "signed loaded" || say "signed refused: $out"
+	dmesg | grep -i -E 'keyring|X.509|secure ?boot|lockdown|module|sig|key' | sed 's/^/SB-CHECK dmesg /'
+	;;
+esac
+say "done"
+poweroff -f
+INIT
+sed -i "s/MODNAME/$name/g" "$run/init"
+gen=$BUILD_DIR/gen_init_cpio
+[ -x "$gen" ] || gcc -O2 -o "$gen" "$SRC_DIR/usr/gen_init_cpio.c" || die "building gen_init_cpio"
+{
+	for d in /bin /dev /proc /sys /tmp; do echo "dir $d 0755 0 0"; done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $run/init 0755 0 0"
+	for v in db KEK PK; do echo "file /$v.var $run/$v.var 0644 0 0"; done
+	echo "file /unsigned.ko $run/unsigned.ko 0644 0 0"
+	echo "file /signed.ko $run/signed.ko 0644 0 0"
+	[ -n "$efivarfs" ] && echo "file /efivarfs.ko $efivarfs 0644 0 0"
+} >"$run/initramfs.list"
+"$gen" "$run/initramfs.list" | gzip -1 >"$run/initramfs.cpio.gz" || die "initramfs"
+
+cp "$empty_vars" "$run/vars.fd"
+boot() { # kernel job seconds
+	timeout "$3" qemu-system-x86_64 -machine q35,smm=on -accel tcg -m 1024M -smp 1 \
+		-global driver=cfi.pflash01,property=secure,value=on \
+		-drive if=pflash,format=raw,unit=0,file="$code",readonly=on \
+		-drive if=pflash,format=raw,unit=1,file="$run/vars.fd" \
+		-kernel "$1" -initrd "$run/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 swapcache_ab.sb=$2" \
+		-display none -monitor none -no-reboot -nodefaults -serial "file:$run/console-$2-$(basename "$1").log" \
+		</dev/null
+}
+log "boot 1: setup mode, enrolling the fleet's certificate"
+boot "$run/unsigned" enrol 600
+c=$run/console-enrol-unsigned.log
+[ "$(grep -c 'SB-CHECK enrolled' "$c")" = 3 ]
+tap_result $? "setup mode: db, KEK and PK enrolled through efivarfs: $(grep -o 'SB-CHECK .*enrol.*' "$c" | tr '\n' ' ')"
+
+log "boot 2: Secure Boot on, the signed kernel"
+boot "$run/signed" check 600
+c=$run/console-check-signed.log
+grep -q 'SB-CHECK secureboot 1' "$c"
+tap_result $? "the firmware booted the signed kernel with Secure Boot on: $(grep -o 'SB-CHECK secureboot.*' "$c" || echo 'no guest output')"
+grep -q 'SB-CHECK lockdown .*\[integrity\]\|^SB-CHECK lockdown .*\[confidentiality\]' "$c"
+tap_result $? "locked down: $(grep -o 'SB-CHECK lockdown.*' "$c")"
+grep -q 'SB-CHECK unsigned refused: .*Key was rejected by service' "$c"
+tap_result $? "the module without signature is refused: $(grep -o 'SB-CHECK unsigned.*' "$c")"
+grep -q 'SB-CHECK signed loaded' "$c"
+tap_result $? "the module signed with the fleet's key loads: $(grep -o 'SB-CHECK signed.*' "$c")"
+grep 'SB-CHECK dmesg' "$c" | sed 's/^SB-CHECK dmesg/#/'
+
+# The firmware's own check: QEMU's -kernel goes around it (OVMF started
+# the unsigned kernel that way too), so the kernel boots as a fleet's
+# does, an EFI application on a disk (\EFI\BOOT\BOOTX64.EFI on a FAT
+# disk QEMU makes from a directory).  With no command line it gets no
+# further than its EFI stub's messages, which are all this looks for:
+# the stub says it started under Secure Boot, or the firmware's boot
+# manager says it refused to load it
+from_disk() { # kernel seconds: prints the stub's first message or the refusal
+	local name esp c pid i
+	name=$(basename "$1")
+	esp=$run/esp-$name c=$run/console-disk-$name.log
+	mkdir -p "$esp/EFI/BOOT"
+	cp "$1" "$esp/EFI/BOOT/BOOTX64.EFI"
+	qemu-system-x86_64 -machine q35,smm=on -accel tcg -m 1024M -smp 1 \
+		-global driver=cfi.pflash01,property=secure,value=on \
+		-drive if=pflash,format=raw,unit=0,file="$code",readonly=on \
+		-drive if=pflash,format=raw,unit=1,file="$run/vars.fd" \
+		-drive if=none,id=esp,format=raw,readonly=on,file="fat:$esp" -device virtio-blk-pci,drive=esp \
+		-display none -monitor none -no-reboot -nodefaults -serial "file:$c" </dev/null 2>>"$run/qemu.log" &
+	pid=$!
+	for ((i = 0; i < $2; i++)); do
+		grep -q 'EFI stub\|No bootable option' "$c" 2>/dev/null && break
+		sleep 1
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	tr -d '\r' <"$c" | grep -a -o -m1 'EFI stub.*\|BdsDxe: failed to load Boot0001.*'
+}
+log "boot 3: the signed kernel from a disk"
+stub=$(from_disk "$run/signed" 180)
+[[ $stub == *'Secure Boot is enabled'* ]]
+tap_result $? "the firmware starts the signed kernel from a disk: '${stub:-nothing printed}'"
+log "boot 4: the kernel without signature from a disk"
+stub=$(from_disk "$run/unsigned" 180)
+[[ $stub == 'BdsDxe: failed to load'*'Access Denied' ]]
+tap_result $? "the firmware refuses the kernel without signature: '${stub:-nothing printed in 180 s}'"
+exit $((tap_failed > 0))
