@@ -44,7 +44,7 @@ make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
 make fleet-kernel  the server kernel's .debs (Debian's own config plus
              fleet/server.config: the hooks, no debug info, modules
              signed), into build/packages/server/; hours on 2 cores.
-             FLEET_SIGNING_KEY=fleet.pem (vm/make-signing-key.sh): its
+             FLEET_IMAGE_KEY=image.pem (vm/make-signing-key.sh): its
              image signed for Secure Boot (sbsign)
 make module  the module in place (module/swapcache_ab.ko) against the
              kernel build directory KDIR (default the running kernel's,

@@ -45,26 +45,26 @@ for p in linux-image linux-headers; do
 	[ -f "$(kernel_deb "$variant" "$p" "$release")" ] || die "bindeb-pkg made no $p package"
 done
 
-# Secure Boot: with FLEET_SIGNING_KEY (vm/make-signing-key.sh's fleet.pem),
-# the image's kernel signed with the fleet's key, which shim boots on a
-# host that enrolled it.  In the .deb, its md5sums updated: bindeb-pkg
-# has no step for it
-if [ -n "${FLEET_SIGNING_KEY:-}" ]; then
-	grep -qx 'CONFIG_EFI_STUB=y' "$obj/.config" || die "FLEET_SIGNING_KEY: the $variant kernel has no EFI stub to sign"
+# Secure Boot: with FLEET_IMAGE_KEY (vm/make-signing-key.sh's image.pem),
+# the kernel in the image signed with the fleet's image key, which shim
+# boots on a host that enrolled it.  In the .deb, its md5sums updated:
+# bindeb-pkg has no step for it
+if [ -n "${FLEET_IMAGE_KEY:-}" ]; then
+	grep -qx 'CONFIG_EFI_STUB=y' "$obj/.config" || die "FLEET_IMAGE_KEY: the $variant kernel has no EFI stub to sign"
 	image=$(kernel_deb "$variant" linux-image "$release")
 	unpacked=$out/image-unpacked
 	rm -rf "$unpacked"
 	dpkg-deb -R "$image" "$unpacked"
 	vmlinuz=boot/vmlinuz-$release
-	sbsign --key "$FLEET_SIGNING_KEY" --cert "$FLEET_SIGNING_KEY" --output "$unpacked/$vmlinuz.signed" \
-		"$unpacked/$vmlinuz" || die "sbsign $vmlinuz with $FLEET_SIGNING_KEY"
+	sbsign --key "$FLEET_IMAGE_KEY" --cert "$FLEET_IMAGE_KEY" --output "$unpacked/$vmlinuz.signed" \
+		"$unpacked/$vmlinuz" || die "sbsign $vmlinuz with $FLEET_IMAGE_KEY"
 	mv "$unpacked/$vmlinuz.signed" "$unpacked/$vmlinuz"
-	sbverify --cert "$FLEET_SIGNING_KEY" "$unpacked/$vmlinuz" >&2 ||
-		die "the signed $vmlinuz does not verify with $FLEET_SIGNING_KEY"
+	sbverify --cert "$FLEET_IMAGE_KEY" "$unpacked/$vmlinuz" >&2 ||
+		die "the signed $vmlinuz does not verify with $FLEET_IMAGE_KEY"
 	(cd "$unpacked" && sed -i "\\| $vmlinuz\$|d" DEBIAN/md5sums && md5sum "$vmlinuz" >>DEBIAN/md5sums)
 	dpkg-deb --root-owner-group -b "$unpacked" "$image" >/dev/null
 	rm -rf "$unpacked"
-	log "signed $vmlinuz in $(basename "$image") with $FLEET_SIGNING_KEY"
+	log "signed $vmlinuz in $(basename "$image") with $FLEET_IMAGE_KEY"
 fi
 ls -l "$out"/*.deb >&2
 log "packages in $out"
