@@ -6,8 +6,8 @@
 #      (fleet/guest.config) and the stock kernel as bindeb-pkg packages,
 #      swapcache-ab-dkms, bench/'s programs; the fleet's signed apt
 #      repository of the packages (vm/build-apt-repo.sh), served to the
-#      guests over HTTP while make fleet runs; the fleet's signing key
-#      (vm/make-signing-key.sh), which the guests' DKMS signs with;
+#      guests over HTTP while make fleet runs; the fleet's signing keys
+#      (vm/make-signing-key.sh), the module key for the guests' DKMS;
 #   2. FLEET_GUESTS guests from fleet/image.sh's image (fleet/guests.sh),
 #      the last one left on Debian's kernel;
 #   3. fleet/site.yml twice: the first installs, reboots, checks, runs the
@@ -66,10 +66,11 @@ headers_deb=$(kernel_deb guest linux-headers "$release")
 # The fleet's apt repository, served to the guests from the controller's
 # loopback, where QEMU's user network takes their 10.0.2.2
 keyring=$(vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}")
-# The fleet's signing key, a throwaway one made once: the guests' DKMS
-# signs with it (their BIOS boots without Secure Boot)
-signing=$(vm/make-signing-key.sh "$dir/signing-key" "swapcache_ab make fleet signing key")
-mapfile -t signing <<<"$signing"
+# The fleet's signing keys, throwaway ones made once: the role puts the
+# module key where the guests' DKMS signs with it (their BIOS boots
+# without Secure Boot, and their kernel checks no signatures)
+signing=$(vm/make-signing-key.sh "$dir/signing-keys" "swapcache_ab make fleet")
+mapfile -t signing <<<"$signing"   # image.pem image.der modules.pem modules.der
 apt_port=${FLEET_APT_PORT:-2280}
 /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$dir/apt/public" "$apt_port" \
 	>"$dir/apt-http.log" 2>&1 &
@@ -99,7 +100,7 @@ rm -rf "$dir/state" "$results"
 	fleet_bench_args "$bench_args" fleet_state_dir "$dir/state" \
 	fleet_results_dir "$results/site-1" fleet_kernel_debs "$headers_deb $image_deb" \
 	fleet_apt_keyring "$keyring" fleet_apt_url "http://10.0.2.2:$apt_port" \
-	fleet_signing_key "${signing[0]}" fleet_signing_cert "${signing[1]}" \
+	fleet_module_key "${signing[2]}" fleet_module_cert "${signing[3]}" fleet_image_cert "${signing[1]}" \
 	>"$dir/vars.yml" <<'VARS'
 import json, sys
 v = dict(zip(sys.argv[1::2], sys.argv[2::2]))

@@ -67,7 +67,7 @@ tap_result $? "unpacked it into $root: /usr/src/swapcache_ab-$version"
 # A kernel that checks module signatures (the debug kernel requires them):
 # the fleet's DKMS configuration as the swapcache_ab role places it on a
 # host (fleet/roles/swapcache_ab/files/dkms-signing.conf, naming
-# /etc/dkms/swapcache-ab-fleet.pem and .der), with the kernel's own key as
+# /etc/dkms/swapcache-ab-modules.pem and .der), with the kernel's own key as
 # the fleet's: the key it trusts.  And sign-file from the headers, where
 # DKMS would find it on a host (/lib/modules/<release>/build/scripts/)
 signing=0 signer=
@@ -77,10 +77,10 @@ if grep -qx 'CONFIG_MODULE_SIG=y' "$kconfig"; then
 	mkdir -p "$root/etc/dkms/framework.conf.d"
 	cp "$top/fleet/roles/swapcache_ab/files/dkms-signing.conf" \
 		"$root/etc/dkms/framework.conf.d/swapcache-ab.conf"
-	cp "$kobj/certs/signing_key.pem" "$root/etc/dkms/swapcache-ab-fleet.pem"
-	cp "$kobj/certs/signing_key.x509" "$root/etc/dkms/swapcache-ab-fleet.der"
+	cp "$kobj/certs/signing_key.pem" "$root/etc/dkms/swapcache-ab-modules.pem"
+	cp "$kobj/certs/signing_key.x509" "$root/etc/dkms/swapcache-ab-modules.der"
 	echo "sign_file=$ksrc/scripts/sign-file" >"$root/etc/dkms/framework.conf.d/zz-private-root.conf"
-	signer=$(openssl x509 -inform DER -in "$root/etc/dkms/swapcache-ab-fleet.der" -noout \
+	signer=$(openssl x509 -inform DER -in "$root/etc/dkms/swapcache-ab-modules.der" -noout \
 		-subject -nameopt multiline | sed -n 's/^ *commonName *= //p')
 	[ -x "$ksrc/scripts/sign-file" ] && [ -n "$signer" ]
 	tap_result $? "$(basename "$headers") has scripts/sign-file; the fleet's key is the kernel's own ('$signer')"
