@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The fleet's Secure Boot chain in a QEMU guest under OVMF with Secure
-# Boot on, the fleet's certificate its only trusted key (PK, KEK and
-# db): the firmware must boot the kernel signed with the fleet's key
-# (vm/build-packages.sh with FLEET_SIGNING_KEY) and refuse it unsigned;
-# the kernel, locked down, must load a module signed with the fleet's key
-# (trusted through the platform keyring, where it loads db) and refuse
-# the same module unsigned.
+# Boot on, the fleet's certificates its only trusted keys (the image
+# certificate as PK and KEK, both in db): the firmware must boot the
+# kernel signed with the fleet's image key (vm/build-packages.sh with
+# FLEET_IMAGE_KEY) and refuse it unsigned; the kernel, locked down, must
+# load a module signed with the fleet's module key (trusted through the
+# platform keyring, where it loads db) and refuse the same module
+# unsigned.
 #
 #   boot 1, setup mode (no PK: nothing is checked): the guest writes db,
 #     KEK and PK through efivarfs (efitools' authenticated lists), which
@@ -20,17 +21,17 @@
 # and enrolling a MOK takes MokManager at the console.  The db stands in
 # for MOK: the kernel loads both into the same platform keyring.
 #
-# Usage: vm/secure-boot-check.sh [IMAGE_DEB MODULE.ko [SIGN_FILE]]
+# Usage: vm/secure-boot-check.sh [IMAGE_DEB MODULE.ko]
 #   IMAGE_DEB: a linux-image .deb whose kernel has the EFI stub and
 #     Debian's platform keyring patch (the server kernel's); default
 #     Debian 12's own kernel, its -unsigned image (apt-get download,
 #     kept in build/secure-boot/), which make check runs;
 #   MODULE.ko: a module for that kernel with no dependencies, signed or
 #     not: it is stripped, then signed with the fleet's key; default
-#     the image's crc7.ko;
-#   SIGN_FILE: kbuild's scripts/sign-file (default: the debug kernel's).
-# Environment: FLEET_SIGNING_KEY (default: a throwaway key made in the
-# work directory), SB_WORK (default build/secure-boot).  Prints TAP.
+#     the image's crc7.ko.
+# Environment: FLEET_KEYS, the directory of vm/make-signing-key.sh's keys
+# (default: throwaway ones made in the work directory), SB_WORK (default
+# build/secure-boot).  Prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +39,6 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 work=${SB_WORK:-$BUILD_DIR/secure-boot}
 image_deb=${1:-} module=${2:-}
-sign_file=${3:-$DEBUG_KERNEL_DIR/scripts/sign-file}
 if [ -z "$image_deb" ]; then
 	# Debian 12's kernel, as linux-image-amd64 names it
 	image=$(apt-cache depends linux-image-amd64 2>/dev/null |
@@ -54,7 +54,7 @@ if [ -z "$image_deb" ]; then
 fi
 code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 empty_vars=/usr/share/OVMF/OVMF_VARS_4M.fd
-for f in "$image_deb" "$sign_file" "$code" "$empty_vars"; do
+for f in "$image_deb" "$code" "$empty_vars"; do
 	[ -e "$f" ] || die "$f missing (ovmf: vm/install-deps.sh)"
 done
 command -v sign-efi-sig-list >/dev/null || die "no sign-efi-sig-list: vm/install-deps.sh (efitools)"
@@ -62,11 +62,14 @@ command -v sign-efi-sig-list >/dev/null || die "no sign-efi-sig-list: vm/install
 rm -rf "$work/run"
 mkdir -p "$work/run"
 run=$work/run
-if [ -n "${FLEET_SIGNING_KEY:-}" ]; then
-	key=$FLEET_SIGNING_KEY
-else
-	key=$("$top/vm/make-signing-key.sh" "$work/key" "swapcache_ab secure boot check" | head -1)
-fi
+keys=${FLEET_KEYS:-$work/keys}
+"$top/vm/make-signing-key.sh" "$keys" "swapcache_ab secure boot check" >/dev/null ||
+	die "no fleet keys in $keys"
+key=$keys/image.pem module_key=$keys/modules.pem
+# kbuild's sign-file, from the source: a plain OpenSSL program
+sign_file=$run/sign-file
+gcc -O2 -o "$sign_file" "$SRC_DIR/scripts/sign-file.c" -lcrypto 2>"$run/sign-file.log" ||
+	die "building scripts/sign-file: see $run/sign-file.log"
 
 # The kernel, signed (unless the package's is already) and unsigned
 dpkg-deb -x "$image_deb" "$run/pkg" || die "unpacking $image_deb"
@@ -88,7 +91,7 @@ else
 	signed_by="this check"
 fi
 sbverify --cert "$key" "$run/signed" >/dev/null 2>&1
-tap_result $? "$release: the kernel signed with the fleet's key (by $signed_by) verifies; a copy without signature"
+tap_result $? "$release: the kernel signed with the fleet's image key (by $signed_by) verifies; a copy without signature"
 
 [ -n "$module" ] || module=$(find "$run/pkg/lib/modules" -name crc7.ko | head -1)
 [ -f "$module" ] || die "no module to load: ${module:-the image has no crc7.ko}"
@@ -99,21 +102,27 @@ tap_result $? "$release: the kernel signed with the fleet's key (by $signed_by) 
 # as a module, which a module signature cannot wait for)
 hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$run/pkg/boot/config-$release")
 objcopy "$module" "$run/unsigned.ko" && cp "$run/unsigned.ko" "$run/signed.ko" &&
-	"$sign_file" "${hash:-sha256}" "$key" "$key" "$run/signed.ko"
+	"$sign_file" "${hash:-sha256}" "$module_key" "$module_key" "$run/signed.ko"
 [ $? -eq 0 ] && [ -z "$(modinfo -F signer "$run/unsigned.ko")" ] &&
 	[ -n "$(modinfo -F signer "$run/signed.ko")" ]
 tap_result $? "$(basename "$module"): a copy without signature, and one signed by '$(modinfo -F signer "$run/signed.ko" 2>/dev/null)'"
 name=$(modinfo -F name "$module")
 efivarfs=$(find "$run/pkg/lib/modules" -name 'efivarfs.ko*' | head -1)
 
-# The variable store's keys: the fleet's certificate as PK, KEK and db,
-# each list signed with the fleet's key (in setup mode the firmware takes
-# them as they are), with efivarfs's 4-byte attributes in front:
-# non-volatile, boot and runtime access, time-based authenticated write
+# The variable store's keys: the image certificate as PK and KEK, both
+# certificates in db, each list signed with the image key (in setup mode
+# the firmware takes them as they are), with efivarfs's 4-byte
+# attributes in front: non-volatile, boot and runtime access, time-based
+# authenticated write
 guid=$(cat /proc/sys/kernel/random/uuid)
-cert-to-efi-sig-list -g "$guid" "$key" "$run/fleet.esl" >/dev/null || die "cert-to-efi-sig-list"
+cert-to-efi-sig-list -g "$guid" "$key" "$run/image.esl" >/dev/null &&
+	cert-to-efi-sig-list -g "$guid" "$module_key" "$run/modules.esl" >/dev/null ||
+	die "cert-to-efi-sig-list"
+cat "$run/image.esl" "$run/modules.esl" >"$run/db.esl"
+cp "$run/image.esl" "$run/KEK.esl"
+cp "$run/image.esl" "$run/PK.esl"
 for var in db KEK PK; do
-	sign-efi-sig-list -k "$key" -c "$key" "$var" "$run/fleet.esl" "$run/$var.auth" >/dev/null 2>&1 ||
+	sign-efi-sig-list -k "$key" -c "$key" "$var" "$run/$var.esl" "$run/$var.auth" >/dev/null 2>&1 ||
 		die "sign-efi-sig-list $var"
 	{ printf '\047\000\000\000'; cat "$run/$var.auth"; } >"$run/$var.var"
 done
@@ -201,7 +210,7 @@ tap_result $? "locked down: $(grep -o 'SB-CHECK lockdown.*' "$c")"
 grep -q 'SB-CHECK unsigned refused: .*Key was rejected by service' "$c"
 tap_result $? "the module without signature is refused: $(grep -o 'SB-CHECK unsigned.*' "$c")"
 grep -q 'SB-CHECK signed loaded' "$c"
-tap_result $? "the module signed with the fleet's key loads: $(grep -o 'SB-CHECK signed.*' "$c")"
+tap_result $? "the module signed with the fleet's module key loads: $(grep -o 'SB-CHECK signed.*' "$c")"
 grep 'SB-CHECK dmesg' "$c" | sed 's/^SB-CHECK dmesg/#/'
 
 # The firmware's own check: QEMU's -kernel goes around it (OVMF started
