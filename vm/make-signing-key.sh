@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Make a fleet's two signing keys, once, in DIR (each kept if already
-# there; its .der is made again from its .pem if missing):
+# there; its .der is made again from its .pem if missing; a .der without
+# its .pem is an error):
 #   DIR/image.pem, image.der    signs the kernel image (sbsign, by
 #                               vm/build-packages.sh with FLEET_IMAGE_KEY):
 #                               stays on the machine that builds it;
@@ -37,6 +38,9 @@ mkdir -p "$dir"
 
 make_key() { # base cn extended-key-usage
 	local pem=$dir/$1.pem der=$dir/$1.der tmp
+	# A certificate without its key: hosts may have enrolled it, and a new
+	# key would not match it
+	[ -s "$pem" ] || [ ! -e "$der" ] || die "$der without $pem: give the key, or move both away for a new one"
 	if [ ! -s "$pem" ]; then
 		log "making $pem ($2)"
 		tmp=$(mktemp -d "$dir/.key.XXXXXX")
