@@ -782,22 +782,7 @@ FIDELITY_MARGINS = (
 )
 
 
-# Per workload, a wider margin where two boots of one kernel spread more
-# than the metric's margin at the rounds make ab can afford, so that the
-# issue's bar, a runtime A/B within the boot-level A/A, can be shown at
-# all.  anon-cow-swap (cow_free's workload): its boot A/A read -0.16%
-# [-0.59%, +0.28%] in guest instructions per page at n=8
-# (bench/results/fidelity-cow, stock2 vs stock), against the 0.1% of
-# swap-w-seq's.  Declared at stop 48, before any run judges cow_free at it
-FIDELITY_WORKLOAD_MARGINS = (
-    ("anon-cow-swap", "insns_per_*", re.compile(r"^insns_per_"), 0.3),
-)
-
-
-def fidelity_margin(metric, workload=None):
-    for wl, _, pat, x in FIDELITY_WORKLOAD_MARGINS:
-        if wl == workload and pat.match(metric):
-            return x
+def fidelity_margin(metric):
     return next((x for _, pat, x in FIDELITY_MARGINS if pat.match(metric)), None)
 
 
@@ -959,7 +944,7 @@ def fidelity(rows_by, reference, hooked=None):
             tost90 = (welch_difference(e_run, e_reb, 1 - 2 * ALPHA) if e_run and e_reb
                       else (None, None, None))
             within = max(abs(tost90[1]), abs(tost90[2])) if tost90[1] is not None else None
-            margin = fidelity_margin(metric, wl)
+            margin = fidelity_margin(metric)
             judged = wl == headline
             ok, why = None, None
             if not judged:
@@ -1141,8 +1126,7 @@ def render_fidelity(found):
                 mark = "harness, not judged"
             text.append(f"{'':<19} {'':<22}   {m['what']:<40} runtime {rt:>22}   reboot {rb:>22}   {mark}"
                         + (f"  ({m['note']})" if m.get("note") else ""))
-    margins = ", ".join([f"{name} {x:g}%" for name, _, x in FIDELITY_MARGINS]
-                        + [f"{name} on {wl} {x:g}%" for wl, name, _, x in FIDELITY_WORKLOAD_MARGINS])
+    margins = ", ".join(f"{name} {x:g}%" for name, _, x in FIDELITY_MARGINS)
     text.append("   runtime/reboot: exp(mean log(B/A)) - 1 over the pairs, Student t interval 95%; adj:")
     text.append("   the knob pass's, adjusted for the position in the pair (AB/BA crossover, n-2 df),")
     text.append("   where each order has 2 pairs or more; a fresh boot runs one side once, as a reference")
