@@ -111,7 +111,7 @@ tap_result $? "vermagic '$got' is the kernel's ('$want', from $(basename "$ref")
 tap_result $? "installed module's MODULE_VERSION is dkms.conf's $version"
 if [ $signing = 1 ]; then
 	got=$(modinfo -F signer "$ko" 2>/dev/null)
-	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kconfig")
+	hash=$(config_string "$kconfig" CONFIG_MODULE_SIG_HASH)
 	[ -n "$got" ] && [ "$got" = "$signer" ] && [ "$(modinfo -F sig_hashalgo "$ko" 2>/dev/null)" = "$hash" ]
 	tap_result $? "DKMS signed it with the fleet's key, through the fleet's /etc/dkms/framework.conf.d: signer '$got', $hash"
 fi

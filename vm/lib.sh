@@ -121,6 +121,19 @@ kernel_deb() { # variant package release
 # The kernel packages' version: the release, then the module version that
 # names the series they carry
 kernel_pkg_version() { echo "$1-$(module_version)"; }
+# A string option's value in a kernel config: CONFIG_X="value" gives value
+config_string() { # config-file CONFIG_NAME
+	sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$1"
+}
+# The kernel's own gen_init_cpio, from the source (whichever kernel was
+# built), made again when the source is newer; prints its path
+gen_init_cpio() {
+	local gen=$BUILD_DIR/gen_init_cpio
+	if [ ! -x "$gen" ] || [ "$SRC_DIR/usr/gen_init_cpio.c" -nt "$gen" ]; then
+		gcc -O2 -o "$gen" "$SRC_DIR/usr/gen_init_cpio.c" || die "building gen_init_cpio"
+	fi
+	echo "$gen"
+}
 # Sign a module built against a kernel object tree, as modules_install
 # would, when that kernel checks signatures (the debug kernel requires
 # them): with the tree's own key, certs/signing_key.pem unless its config
@@ -129,8 +142,8 @@ sign_module() { # kernel_obj_dir module.ko
 	local kobj=$1 ko hash key
 	ko=$(realpath "$2")
 	grep -qx 'CONFIG_MODULE_SIG=y' "$kobj/.config" || return 0
-	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kobj/.config")
-	key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$/\1/p' "$kobj/.config")
+	hash=$(config_string "$kobj/.config" CONFIG_MODULE_SIG_HASH)
+	key=$(config_string "$kobj/.config" CONFIG_MODULE_SIG_KEY)
 	(cd "$kobj" && scripts/sign-file "$hash" "$key" certs/signing_key.x509 "$ko") || {
 		echo "error: signing $ko with $kobj's $key" >&2
 		return 1

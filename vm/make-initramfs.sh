@@ -17,13 +17,9 @@ out=$1
 ko=${2:-$top/module/swapcache_ab.ko}
 more=("${@:3}")
 ksft=$SRC_DIR/tools/testing/selftests
-gen=$BUILD_DIR/gen_init_cpio
 busybox=/bin/busybox
 
-# The kernel's own tool, from the source: whichever kernel was built
-if [ ! -x "$gen" ] || [ "$SRC_DIR/usr/gen_init_cpio.c" -nt "$gen" ]; then
-	gcc -O2 -o "$gen" "$SRC_DIR/usr/gen_init_cpio.c" || die "building gen_init_cpio"
-fi
+gen=$(gen_init_cpio)
 file "$busybox" | grep -q 'statically linked' || die "$busybox is not static: install busybox-static"
 [ -f "$ko" ] || die "$ko missing: build the module first"
 

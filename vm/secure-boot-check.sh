@@ -100,7 +100,7 @@ tap_result $? "$release: the kernel signed with the fleet's image key (by $signe
 # and that signed with the fleet's key
 # with the kernel's own hash, as DKMS signs (Debian's config builds SHA-512
 # as a module, which a module signature cannot wait for)
-hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$run/pkg/boot/config-$release")
+hash=$(config_string "$run/pkg/boot/config-$release" CONFIG_MODULE_SIG_HASH)
 objcopy "$module" "$run/unsigned.ko" && cp "$run/unsigned.ko" "$run/signed.ko" &&
 	"$sign_file" "${hash:-sha256}" "$module_key" "$module_key" "$run/signed.ko"
 [ $? -eq 0 ] && [ -z "$(modinfo -F signer "$run/unsigned.ko")" ] &&
@@ -168,8 +168,7 @@ say "done"
 poweroff -f
 INIT
 sed -i "s/MODNAME/$name/g" "$run/init"
-gen=$BUILD_DIR/gen_init_cpio
-[ -x "$gen" ] || gcc -O2 -o "$gen" "$SRC_DIR/usr/gen_init_cpio.c" || die "building gen_init_cpio"
+gen=$(gen_init_cpio) || exit 1
 {
 	for d in /bin /dev /proc /sys /tmp; do echo "dir $d 0755 0 0"; done
 	echo "nod /dev/console 0600 0 0 c 5 1"
@@ -184,15 +183,18 @@ gen=$BUILD_DIR/gen_init_cpio
 "$gen" "$run/initramfs.list" | gzip -1 >"$run/initramfs.cpio.gz" || die "initramfs"
 
 cp "$empty_vars" "$run/vars.fd"
+# The guest every boot runs: OVMF's Secure Boot build (SMM), this run's
+# variable store
+ovmf_guest=(qemu-system-x86_64 -machine "q35,smm=on" -accel tcg -m 1024M -smp 1
+	-global "driver=cfi.pflash01,property=secure,value=on"
+	-drive "if=pflash,format=raw,unit=0,file=$code,readonly=on"
+	-drive "if=pflash,format=raw,unit=1,file=$run/vars.fd"
+	-display none -monitor none -no-reboot -nodefaults)
 boot() { # kernel job seconds
-	timeout "$3" qemu-system-x86_64 -machine q35,smm=on -accel tcg -m 1024M -smp 1 \
-		-global driver=cfi.pflash01,property=secure,value=on \
-		-drive if=pflash,format=raw,unit=0,file="$code",readonly=on \
-		-drive if=pflash,format=raw,unit=1,file="$run/vars.fd" \
+	timeout "$3" "${ovmf_guest[@]}" \
 		-kernel "$1" -initrd "$run/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 swapcache_ab.sb=$2" \
-		-display none -monitor none -no-reboot -nodefaults -serial "file:$run/console-$2-$(basename "$1").log" \
-		</dev/null
+		-serial "file:$run/console-$2-$(basename "$1").log" </dev/null
 }
 log "boot 1: setup mode, enrolling the fleet's certificate"
 boot "$run/unsigned" enrol 600
@@ -226,12 +228,8 @@ from_disk() { # kernel seconds: prints the stub's first message or the refusal
 	esp=$run/esp-$name c=$run/console-disk-$name.log
 	mkdir -p "$esp/EFI/BOOT"
 	cp "$1" "$esp/EFI/BOOT/BOOTX64.EFI"
-	qemu-system-x86_64 -machine q35,smm=on -accel tcg -m 1024M -smp 1 \
-		-global driver=cfi.pflash01,property=secure,value=on \
-		-drive if=pflash,format=raw,unit=0,file="$code",readonly=on \
-		-drive if=pflash,format=raw,unit=1,file="$run/vars.fd" \
-		-drive if=none,id=esp,format=raw,readonly=on,file="fat:$esp" -device virtio-blk-pci,drive=esp \
-		-display none -monitor none -no-reboot -nodefaults -serial "file:$c" </dev/null 2>>"$run/qemu.log" &
+	"${ovmf_guest[@]}" -drive "if=none,id=esp,format=raw,readonly=on,file=fat:$esp" \
+		-device virtio-blk-pci,drive=esp -serial "file:$c" </dev/null 2>>"$run/qemu.log" &
 	pid=$!
 	for ((i = 0; i < $2; i++)); do
 		grep -q 'EFI stub\|No bootable option' "$c" 2>/dev/null && break
