@@ -24,9 +24,9 @@
 #      no other guest;
 #   7. the guests stopped (FLEET_KEEP=1 leaves them running).
 # Wall times of each step at the end.
-# Environment: FLEET_GUESTS=3, FLEET_BENCH_ARGS (the profile, below),
-# FLEET_REMOVE=1 (0: keep everything installed), FLEET_CANARY=1, FLEET_KEEP=0,
-# FLEET_APT_PORT=2280, KVER.
+# Environment: FLEET_GUESTS=3, FLEET_BENCH_ARGS (the profile:
+# fleet/vars.sh), FLEET_REMOVE=1 (0: keep everything installed),
+# FLEET_CANARY=1, FLEET_KEEP=0, FLEET_APT_PORT=2280, KVER.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +34,6 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 guests=${FLEET_GUESTS:-3}
-bench_args=${FLEET_BENCH_ARGS:-mode=knobs knobs=skip_wb_tags workloads=swap-w-seq runs=3 nr_task=2 mem=64}
 dir=$top/build/fleet
 results=$dir/results
 timings=()
@@ -57,15 +56,13 @@ fi
 
 package_debs=$(vm/build-dkms-deb.sh)   # swapcache-ab-dkms, then swapcache-ab-bench
 mapfile -t package_debs <<<"$package_debs"
-dkms_deb=${package_debs[0]}
-make -s -C bench OUT="$dir/bench"
 release=$(kernel_release guest)
 image_deb=$(kernel_deb guest linux-image "$release")
 headers_deb=$(kernel_deb guest linux-headers "$release")
 
 # The fleet's apt repository, served to the guests from the controller's
 # loopback, where QEMU's user network takes their 10.0.2.2
-keyring=$(vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}")
+vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}" >/dev/null
 # The fleet's signing keys, throwaway ones made once: the role puts the
 # module key where the guests' DKMS signs with it (their BIOS boots
 # without Secure Boot, and their kernel checks no signatures)
@@ -94,19 +91,8 @@ step "image and guests boot" fleet/guests.sh start "$guests" >/dev/null
 # site.yml's preflight makes them again
 rm -rf "$dir/state" "$results"
 
-# site.yml's variables; JSON is YAML, quoted by python whatever the profile holds
-/usr/bin/python3 - fleet_release "$release" fleet_dkms_deb "$dkms_deb" \
-	fleet_module_version "$(module_version)" fleet_bench_dir "$dir/bench" \
-	fleet_bench_args "$bench_args" fleet_state_dir "$dir/state" \
-	fleet_results_dir "$results/site-1" fleet_kernel_debs "$headers_deb $image_deb" \
-	fleet_apt_keyring "$keyring" fleet_apt_url "http://10.0.2.2:$apt_port" \
-	fleet_module_key "${signing[2]}" fleet_module_cert "${signing[3]}" fleet_image_cert "${signing[1]}" \
-	>"$dir/vars.yml" <<'VARS'
-import json, sys
-v = dict(zip(sys.argv[1::2], sys.argv[2::2]))
-v["fleet_kernel_debs"] = v["fleet_kernel_debs"].split()   # headers first
-print(json.dumps(v, indent=1))
-VARS
+# site.yml's variables, as a fleet engineer makes them
+FLEET_KERNEL=guest FLEET_DIR=$dir fleet/vars.sh "http://10.0.2.2:$apt_port" "$dir/signing-keys" >"$dir/vars.yml"
 
 export ANSIBLE_CONFIG=$top/fleet/ansible.cfg ANSIBLE_NOCOLOR=1 KVER
 playbook() { # run playbook
