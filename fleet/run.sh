@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make fleet: the fleet path end to end on local Debian 12 guests.
-#   1. the patched kernel with what a Debian guest boots on
-#      (fleet/guest.config) and the stock kernel as bindeb-pkg packages,
+#   1. the server kernel (make fleet-kernel: Debian's config, the one a
+#      fleet gets; FLEET_KERNEL=guest: fleet/guest.config's, for a quick
+#      run of the playbooks only) and the stock kernel as bindeb-pkg packages,
 #      swapcache-ab-dkms, bench/'s programs; the fleet's signed apt
 #      repository of the packages (vm/build-apt-repo.sh), served to the
 #      guests over HTTP while make fleet runs; the fleet's signing keys
-#      (vm/make-signing-key.sh), the module key for the guests' DKMS;
+#      (vm/make-signing-key.sh): the image key signs the server kernel,
+#      the module key goes to the guests' DKMS;
 #   2. FLEET_GUESTS guests from fleet/image.sh's image (fleet/guests.sh),
 #      the last one left on Debian's kernel;
 #   3. fleet/site.yml twice: the first installs, reboots, checks, runs the
@@ -24,8 +26,8 @@
 #      no other guest;
 #   7. the guests stopped (FLEET_KEEP=1 leaves them running).
 # Wall times of each step at the end.
-# Environment: FLEET_GUESTS=3, FLEET_BENCH_ARGS (the profile:
-# fleet/vars.sh), FLEET_REMOVE=1 (0: keep everything installed),
+# Environment: FLEET_KERNEL=server, FLEET_GUESTS=3, FLEET_BENCH_ARGS (the
+# profile: fleet/vars.sh), FLEET_REMOVE=1 (0: keep everything installed),
 # FLEET_CANARY=1, FLEET_KEEP=0, FLEET_APT_PORT=2280, KVER.
 set -euo pipefail
 
@@ -34,6 +36,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 guests=${FLEET_GUESTS:-3}
+variant=${FLEET_KERNEL:-server}
+case $variant in server | guest) ;; *) die "FLEET_KERNEL: server or guest, not '$variant'" ;; esac
 dir=$top/build/fleet
 results=$dir/results
 timings=()
@@ -46,8 +50,18 @@ step() { # name command...
 }
 
 vm/install-deps.sh fleet
-step "guest kernel build" vm/build-kernel.sh guest
-step "guest kernel packages" vm/build-packages.sh guest
+step "$variant kernel build" vm/build-kernel.sh "$variant"
+# The fleet's signing keys, throwaway ones made once: the image key signs
+# the server kernel's image, as for a fleet with Secure Boot (the guests'
+# BIOS checks no signature; the role's preflight checks it with
+# sbverify); the role puts the module key where the guests' DKMS signs
+# with it (their kernel, without the key in MOK, loads the module
+# unverified, and the role checks its signer)
+signing=$(vm/make-signing-key.sh "$dir/signing-keys" "swapcache_ab make fleet")
+mapfile -t signing <<<"$signing"   # image.pem image.der modules.pem modules.der
+image_key=
+[ "$variant" != server ] || image_key=${signing[0]}
+step "$variant kernel packages" env FLEET_IMAGE_KEY="$image_key" vm/build-packages.sh "$variant"
 # A kernel without the hooks, which make fleet installs beside
 # swapcache-ab-dkms on the last guest (step 4)
 if [ "$guests" -gt 1 ]; then
@@ -56,18 +70,13 @@ fi
 
 package_debs=$(vm/build-dkms-deb.sh)   # swapcache-ab-dkms, then swapcache-ab-bench
 mapfile -t package_debs <<<"$package_debs"
-release=$(kernel_release guest)
-image_deb=$(kernel_deb guest linux-image "$release")
-headers_deb=$(kernel_deb guest linux-headers "$release")
+release=$(kernel_release "$variant")
+image_deb=$(kernel_deb "$variant" linux-image "$release")
+headers_deb=$(kernel_deb "$variant" linux-headers "$release")
 
 # The fleet's apt repository, served to the guests from the controller's
 # loopback, where QEMU's user network takes their 10.0.2.2
 vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}" >/dev/null
-# The fleet's signing keys, throwaway ones made once: the role puts the
-# module key where the guests' DKMS signs with it (their BIOS boots
-# without Secure Boot, and their kernel checks no signatures)
-signing=$(vm/make-signing-key.sh "$dir/signing-keys" "swapcache_ab make fleet")
-mapfile -t signing <<<"$signing"   # image.pem image.der modules.pem modules.der
 apt_port=${FLEET_APT_PORT:-2280}
 /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$dir/apt/public" "$apt_port" \
 	>"$dir/apt-http.log" 2>&1 &
@@ -92,7 +101,7 @@ step "image and guests boot" fleet/guests.sh start "$guests" >/dev/null
 rm -rf "$dir/state" "$results"
 
 # site.yml's variables, as a fleet engineer makes them
-FLEET_KERNEL=guest FLEET_DIR=$dir fleet/vars.sh "http://10.0.2.2:$apt_port" "$dir/signing-keys" >"$dir/vars.yml"
+FLEET_KERNEL=$variant FLEET_DIR=$dir fleet/vars.sh "http://10.0.2.2:$apt_port" "$dir/signing-keys" >"$dir/vars.yml"
 
 export ANSIBLE_CONFIG=$top/fleet/ansible.cfg ANSIBLE_NOCOLOR=1 KVER
 playbook() { # run playbook
