@@ -85,8 +85,9 @@ unlisted=$(sed -n 's/^swapcache_ab://p' "$BUILD_DIR/selftests/kselftest-list.txt
 host_result $? "every selftest is in vm/expected-results for $variant${unlisted:+; not: $unlisted}"
 
 version=$(modinfo -F version "$ko")
-grep -q "swapcache_ab-$version" README.md && grep -q "swapcache_ab/$version" README.md
-host_result $? "version $version (dkms.conf, MODULE_VERSION) is the one README.md installs"
+grep -qF "swapcache-ab-{dkms,bench}_${version}_" README.md &&
+	grep -q "swapcache-ab-dkms_${version}_all.deb" fleet/README.md && grep -q "swapcache_ab/$version" fleet/README.md
+host_result $? "version $version (dkms.conf, MODULE_VERSION) is the one README.md and fleet/README.md install"
 
 initrd=$logdir/initramfs.cpio.gz
 vm/make-initramfs.sh "$initrd" "$ko"
