@@ -5,7 +5,7 @@
 #   1. the server kernel (make fleet-kernel: Debian's config, the one a
 #      fleet gets; FLEET_KERNEL=guest: fleet/guest.config's, for a quick
 #      run of the playbooks only) and the stock kernel as bindeb-pkg packages,
-#      swapcache-ab-dkms, bench/'s programs; the fleet's signed apt
+#      swapcache-ab-dkms and swapcache-ab-bench; the fleet's signed apt
 #      repository of the packages (vm/build-apt-repo.sh), served to the
 #      guests over HTTP while make fleet runs; the fleet's signing keys
 #      (vm/make-signing-key.sh): the image key signs the server kernel,

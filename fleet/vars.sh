@@ -3,17 +3,16 @@
 #
 # The variables fleet/site.yml and fleet/remove.yml take, for what this
 # tree built, on stdout as YAML (JSON, which YAML reads): the kernel's
-# packages (make fleet-kernel), swapcache-ab-dkms (make dkms-deb), the
-# apt repository's public key (vm/build-apt-repo.sh's), bench/'s
-# programs (built here into FLEET_DIR/bench/), and with KEY_DIR the
-# fleet's keys (vm/make-signing-key.sh's).  make fleet passes the same;
+# packages (make fleet-kernel), swapcache-ab-dkms and swapcache-ab-bench
+# (make dkms-deb), the apt repository's public key (vm/build-apt-repo.sh's),
+# and with KEY_DIR the fleet's keys (vm/make-signing-key.sh's).  make fleet passes the same;
 # give it to ansible-playbook with -e @vars.yml.  fleet_test_swap, the
 # scratch device each host swaps on and wipes, goes in the inventory.
 #
 # Usage: fleet/vars.sh APT_URL [KEY_DIR] >vars.yml
 #   APT_URL: where the hosts reach the repository's public/ directory
 # Environment: FLEET_KERNEL=server (or guest), FLEET_DIR=build/fleet
-#   (state/, results/, bench/), FLEET_BENCH_ARGS (bench/bench's profile),
+#   (state/, results/), FLEET_BENCH_ARGS (bench/bench's profile),
 #   APT_REPO_KEY_DIR (as vm/build-apt-repo.sh), KVER
 set -euo pipefail
 
@@ -40,7 +39,10 @@ for p in linux-headers linux-image; do
 done
 version=$(module_version)
 dkms_deb=$top/build/dkms-deb/swapcache-ab-dkms_${version}_all.deb
-[ -f "$dkms_deb" ] || die "no $dkms_deb: make dkms-deb"
+bench_deb=$top/build/dkms-deb/swapcache-ab-bench_${version}_$(dpkg --print-architecture).deb
+for deb in "$dkms_deb" "$bench_deb"; do
+	[ -f "$deb" ] || die "no $deb: make dkms-deb"
+done
 keyring=${APT_REPO_KEY_DIR:-$BUILD_DIR/apt-key}/swapcache-ab-archive-keyring.gpg
 [ -f "$keyring" ] || die "no $keyring: vm/build-apt-repo.sh makes it"
 keys=()
@@ -50,18 +52,16 @@ if [ -n "$key_dir" ]; then
 		keys+=("$(realpath -- "$key_dir/$f")")
 	done
 fi
-make -s -C "$top/bench" OUT="$dir/bench" >&2 || die "bench/ did not build"
-
-/usr/bin/python3 - "$release" "$dkms_deb" "$version" "$dir" "$bench_args" "$keyring" "$apt_url" \
+/usr/bin/python3 - "$release" "$dkms_deb" "$bench_deb" "$version" "$dir" "$bench_args" "$keyring" "$apt_url" \
 	"${debs[@]}" "${keys[@]}" <<'VARS'
 import json, sys
-release, dkms_deb, version, d, bench_args, keyring, apt_url, headers, image, *keys = sys.argv[1:]
+release, dkms_deb, bench_deb, version, d, bench_args, keyring, apt_url, headers, image, *keys = sys.argv[1:]
 v = {
     "fleet_release": release,
     "fleet_kernel_debs": [headers, image],   # headers first
     "fleet_dkms_deb": dkms_deb,
+    "fleet_bench_deb": bench_deb,
     "fleet_module_version": version,
-    "fleet_bench_dir": f"{d}/bench",
     "fleet_bench_args": bench_args,
     "fleet_state_dir": f"{d}/state",
     "fleet_results_dir": f"{d}/results",
