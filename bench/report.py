@@ -51,8 +51,12 @@ import re
 import sys
 from collections import defaultdict
 
-import numpy as np
-from scipy import optimize, stats
+try:
+    import numpy as np
+    from scipy import optimize, stats
+except ImportError as e:
+    # The runner needs neither: swapcache-ab-bench only recommends them
+    sys.exit(f"{os.path.basename(sys.argv[0])}: {e}: the report needs python3-numpy and python3-scipy")
 
 PERFORMANCE = re.compile(r"^(throughput|swapout_kb_per_guest_s|latency_.*|insns_per_.*|guest_ns_per_.*)$")
 # Metrics where smaller is better, for the verdict's wording

@@ -9,9 +9,6 @@
 # guest, on its real /dev/vda: no loop device or mount on the build host.
 # python3-apt too: Ansible's apt module needs it, and would otherwise
 # install it itself, after site.yml has recorded the host's packages.
-# python3-scipy, swapcache-ab-bench's one dependency from Debian that a
-# minimal system lacks, as dkms: the roll-out reads only the fleet
-# repository's lists, and the guests must not need Debian's archive.
 #
 # Cached: rebuilt only when this script or the key changes.  Prints the
 # image's path (qcow2, the guests' backing file).
@@ -27,7 +24,7 @@ image=$dir/debian12.qcow2
 key=$dir/id_ed25519
 stamp=$image.stamp
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-packages=systemd-sysv,udev,dbus,kmod,procps,iproute2,openssh-server,python3,python3-apt,sudo,grub-pc,initramfs-tools,zstd,linux-image-amd64,linux-headers-amd64,dkms,make,python3-scipy
+packages=systemd-sysv,udev,dbus,kmod,procps,iproute2,openssh-server,python3,python3-apt,sudo,grub-pc,initramfs-tools,zstd,linux-image-amd64,linux-headers-amd64,dkms,make
 
 mkdir -p "$dir"
 [ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C swapcache_ab-fleet -f "$key"
