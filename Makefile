@@ -36,7 +36,8 @@ make hook-cost-update  the same into bench/results/hook-cost.txt, the
 make demo    boot the VM and show the knobs and counters moving on a
              small swap workload
 make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
-             the guest kernel's .debs and the swapcache-ab-dkms .deb,
+             the server kernel's .debs (FLEET_KERNEL=guest: the guest
+             kernel's), swapcache-ab-dkms and swapcache-ab-bench,
              served from the fleet's apt repository and installed by
              fleet/site.yml (Ansible), reboot, DKMS, the A/B, one
              report; a second run that changes nothing; fleet/remove.yml;

@@ -40,6 +40,7 @@ variant=${FLEET_KERNEL:-server}
 case $variant in server | guest) ;; *) die "FLEET_KERNEL: server or guest, not '$variant'" ;; esac
 dir=$top/build/fleet
 results=$dir/results
+export PACKAGES_DIR=$dir/packages
 timings=()
 step() { # name command...
 	local name=$1 t0=$SECONDS
@@ -100,8 +101,8 @@ step "image and guests boot" fleet/guests.sh start "$guests" >/dev/null
 # site.yml's preflight makes them again
 rm -rf "$dir/state" "$results"
 
-# site.yml's variables, as a fleet engineer makes them
-FLEET_KERNEL=$variant FLEET_DIR=$dir fleet/vars.sh "http://10.0.2.2:$apt_port" "$dir/signing-keys" >"$dir/vars.yml"
+# site.yml's variables, as a fleet engineer makes them (build/fleet/vars.yml)
+FLEET_KERNEL=$variant fleet/vars.sh "$dir" "http://10.0.2.2:$apt_port" "$dir/signing-keys" >/dev/null
 
 export ANSIBLE_CONFIG=$top/fleet/ansible.cfg ANSIBLE_NOCOLOR=1 KVER
 playbook() { # run playbook

@@ -111,8 +111,10 @@ hooked_localversion() { # [variant]
 	[ -n "$abi" ] || die "no SWAPCACHE_AB_HOOK_ABI in dkms.conf"
 	echo "-swapcache-ab$abi${1:+-$1}"
 }
-# Where vm/build-packages.sh leaves a variant's .debs
-packages_dir() { echo "$BUILD_DIR/packages/$1"; }
+# Where vm/build-packages.sh leaves a variant's .debs (PACKAGES_DIR: make
+# fleet keeps its own, signed with its throwaway keys, apart from a
+# fleet's real ones)
+packages_dir() { echo "${PACKAGES_DIR:-$BUILD_DIR/packages}/$1"; }
 # The .deb of one of a variant's packages (linux-image, linux-headers), as
 # vm/build-packages.sh names it
 kernel_deb() { # variant package release
