@@ -15,11 +15,17 @@
 #     turns Secure Boot on in its variable store;
 #   boot 2, the signed kernel: lockdown, the two modules;
 #   boots 3 and 4, from a disk: the firmware must start the signed
-#     kernel and not the unsigned one.
+#     kernel and not the unsigned one;
+#   boots 5 and 6, a fleet host's chain from a disk: Debian's signed
+#     shim (Microsoft's UEFI CA, which db gets too, signs it), Debian's
+#     signed GRUB (shim trusts Debian's key), then the kernel, which
+#     GRUB has shim verify: the signed kernel must boot as in boot 2,
+#     the unsigned one must be refused.
 #
-# Not shim: Debian's shim trusts Debian's and Microsoft's keys and MOK,
-# and enrolling a MOK takes MokManager at the console.  The db stands in
-# for MOK: the kernel loads both into the same platform keyring.
+# The db stands in for MOK: shim checks a kernel against db as against
+# MOK, and the kernel loads both into the same platform keyring, but
+# enrolling a MOK takes MokManager at the console, which this does not
+# drive.
 #
 # Usage: vm/secure-boot-check.sh [IMAGE_DEB MODULE.ko]
 #   IMAGE_DEB: a linux-image .deb whose kernel has the EFI stub and
@@ -54,7 +60,16 @@ if [ -z "$image_deb" ]; then
 fi
 code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 empty_vars=/usr/share/OVMF/OVMF_VARS_4M.fd
-for f in "$image_deb" "$code" "$empty_vars"; do
+# OVMF's store with Microsoft's keys enrolled: where the UEFI CA that
+# signs shim comes from
+ms_vars=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
+# Debian's signed shim and GRUB, as a Debian host with Secure Boot boots
+mkdir -p "$work/debs"
+for p in shim-signed grub-efi-amd64-signed; do
+	[ -n "$(find "$work/debs" -name "${p}_*.deb")" ] ||
+		(cd "$work/debs" && apt-get download -q "$p" >/dev/null 2>&1) || die "apt-get download $p"
+done
+for f in "$image_deb" "$code" "$empty_vars" "$ms_vars"; do
 	[ -e "$f" ] || die "$f missing (ovmf: vm/install-deps.sh)"
 done
 command -v sign-efi-sig-list >/dev/null || die "no sign-efi-sig-list: vm/install-deps.sh (efitools)"
@@ -110,7 +125,7 @@ name=$(modinfo -F name "$module")
 efivarfs=$(find "$run/pkg/lib/modules" -name 'efivarfs.ko*' | head -1)
 
 # The variable store's keys: the image certificate as PK and KEK, both
-# certificates in db, each list signed with the image key (in setup mode
+# certificates and Microsoft's UEFI CA in db, each list signed with the image key (in setup mode
 # the firmware takes them as they are), with efivarfs's 4-byte
 # attributes in front: non-volatile, boot and runtime access, time-based
 # authenticated write
@@ -118,7 +133,29 @@ guid=$(cat /proc/sys/kernel/random/uuid)
 cert-to-efi-sig-list -g "$guid" "$key" "$run/image.esl" >/dev/null &&
 	cert-to-efi-sig-list -g "$guid" "$module_key" "$run/modules.esl" >/dev/null ||
 	die "cert-to-efi-sig-list"
-cat "$run/image.esl" "$run/modules.esl" >"$run/db.esl"
+# Microsoft's UEFI CA from OVMF's store: its EFI_CERT_X509 lists, each
+# entry the owner's GUID and the DER certificate
+/usr/bin/python3 - "$ms_vars" "$run/ms-uefi-ca.der" <<'MSCA' || die "no Microsoft UEFI CA in $ms_vars"
+import struct, subprocess, sys, uuid
+data = open(sys.argv[1], "rb").read()
+x509 = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le
+i = data.find(x509)
+while i >= 0:
+    size, header, entry = struct.unpack_from("<III", data, i + 16)
+    for off in range(i + 28 + header, i + size - entry + 1, entry):
+        der = data[off + 16:off + entry]
+        subject = subprocess.run(["openssl", "x509", "-inform", "der", "-noout", "-subject"],
+                                 input=der, capture_output=True).stdout.decode()
+        if "CN = Microsoft Corporation UEFI CA 2011" in subject:
+            open(sys.argv[2], "wb").write(der)
+            sys.exit(0)
+    i = data.find(x509, i + 16)
+sys.exit(1)
+MSCA
+openssl x509 -inform der -in "$run/ms-uefi-ca.der" -out "$run/ms-uefi-ca.pem" &&
+	cert-to-efi-sig-list -g 77fa9abd-0359-4d32-bd60-28f4e78f784b "$run/ms-uefi-ca.pem" "$run/ms.esl" >/dev/null ||
+	die "cert-to-efi-sig-list: Microsoft's UEFI CA"
+cat "$run/image.esl" "$run/modules.esl" "$run/ms.esl" >"$run/db.esl"
 cp "$run/image.esl" "$run/KEK.esl"
 cp "$run/image.esl" "$run/PK.esl"
 for var in db KEK PK; do
@@ -247,4 +284,50 @@ log "boot 4: the kernel without signature from a disk"
 stub=$(from_disk "$run/unsigned" 180)
 [[ $stub == 'BdsDxe: failed to load'*'Access Denied' ]]
 tap_result $? "the firmware refuses the kernel without signature: '${stub:-nothing printed in 180 s}'"
+
+# shim, then GRUB from \EFI\BOOT beside it (shim's second stage,
+# grubx64.efi), whose built-in configuration reads grub.cfg from there;
+# GRUB's linux command has shim verify the kernel
+for p in shim-signed grub-efi-amd64-signed; do
+	dpkg-deb -x "$(find "$work/debs" -name "${p}_*.deb" | head -1)" "$run/boot-pkgs" || die "unpacking $p"
+done
+through_shim() { # kernel seconds: the guest's SB-CHECK lines, shim's and GRUB's errors
+	local name esp c pid i
+	name=$(basename "$1")
+	esp=$run/shim-esp-$name c=$run/console-shim-$name.log
+	mkdir -p "$esp/EFI/BOOT" "$esp/sb"
+	cp "$run/boot-pkgs/usr/lib/shim/shimx64.efi.signed" "$esp/EFI/BOOT/BOOTX64.EFI"
+	cp "$run/boot-pkgs/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed" "$esp/EFI/BOOT/grubx64.efi"
+	cp "$1" "$esp/sb/vmlinuz"
+	cp "$run/initramfs.cpio.gz" "$esp/sb/initrd"
+	cat >"$esp/EFI/BOOT/grub.cfg" <<-GRUB
+		set timeout=0
+		search --no-floppy --file --set=root /sb/vmlinuz
+		echo "SB-CHECK grub: loading $name"
+		linux /sb/vmlinuz console=ttyS0 panic=-1 quiet loglevel=4 swapcache_ab.sb=check
+		initrd /sb/initrd
+		boot
+		echo "SB-CHECK grub: did not boot $name"
+	GRUB
+	"${ovmf_guest[@]}" -drive "if=none,id=esp,format=raw,readonly=on,file=fat:$esp" \
+		-device virtio-blk-pci,drive=esp -serial "file:$c" </dev/null 2>>"$run/qemu.log" &
+	pid=$!
+	for ((i = 0; i < $2; i++)); do
+		grep -q 'SB-CHECK done\|SB-CHECK grub: did not boot\|No bootable option' "$c" 2>/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	tr -d '\r' <"$c" | grep -a -o 'SB-CHECK .*\|error: .*\|Verification failed.*\|.*Security Violation.*'
+}
+log "boot 5: shim, GRUB, the signed kernel"
+out=$(through_shim "$run/signed" 600)
+grep -q 'SB-CHECK secureboot 1' <<<"$out" && grep -q 'SB-CHECK lockdown .*\[\(integrity\|confidentiality\)\]' <<<"$out" &&
+	grep -q 'SB-CHECK signed loaded' <<<"$out" && grep -q 'SB-CHECK unsigned refused' <<<"$out"
+tap_result $? "Debian's shim and GRUB boot the signed kernel, locked down, the signed module loads and the unsigned one does not: $(grep -v dmesg <<<"$out" | tr '\n' ' ' | cut -c1-300)"
+log "boot 6: shim, GRUB, the kernel without signature"
+out=$(through_shim "$run/unsigned" 600)
+grep -q 'SB-CHECK grub: did not boot' <<<"$out" && ! grep -q 'SB-CHECK secureboot' <<<"$out"
+tap_result $? "GRUB, through shim, refuses the kernel without signature: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"
 exit $((tap_failed > 0))
