@@ -63,11 +63,20 @@ empty_vars=/usr/share/OVMF/OVMF_VARS_4M.fd
 # OVMF's store with Microsoft's keys enrolled: where the UEFI CA that
 # signs shim comes from
 ms_vars=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
-# Debian's signed shim and GRUB, as a Debian host with Secure Boot boots
+# Debian's signed shim and GRUB, as a Debian host with Secure Boot boots:
+# the versions apt would install now (an older download is replaced)
 mkdir -p "$work/debs"
+boot_debs=()
 for p in shim-signed grub-efi-amd64-signed; do
-	[ -n "$(find "$work/debs" -name "${p}_*.deb")" ] ||
-		(cd "$work/debs" && apt-get download -q "$p" >/dev/null 2>&1) || die "apt-get download $p"
+	v=$(apt-cache policy "$p" 2>/dev/null | sed -n 's/^  Candidate: //p')
+	[ -n "$v" ] && [ "$v" != "(none)" ] || die "no $p in apt's lists (apt-get update?)"
+	deb=$work/debs/${p}_${v//:/%3a}_amd64.deb
+	if [ ! -f "$deb" ]; then
+		rm -f "$work/debs/${p}"_*.deb
+		(cd "$work/debs" && apt-get download -q "$p=$v" >/dev/null 2>&1) && [ -f "$deb" ] ||
+			die "apt-get download $p=$v"
+	fi
+	boot_debs+=("$deb")
 done
 for f in "$image_deb" "$code" "$empty_vars" "$ms_vars"; do
 	[ -e "$f" ] || die "$f missing (ovmf: vm/install-deps.sh)"
@@ -288,8 +297,8 @@ tap_result $? "the firmware refuses the kernel without signature: '${stub:-nothi
 # shim, then GRUB from \EFI\BOOT beside it (shim's second stage,
 # grubx64.efi), whose built-in configuration reads grub.cfg from there;
 # GRUB's linux command has shim verify the kernel
-for p in shim-signed grub-efi-amd64-signed; do
-	dpkg-deb -x "$(find "$work/debs" -name "${p}_*.deb" | head -1)" "$run/boot-pkgs" || die "unpacking $p"
+for deb in "${boot_debs[@]}"; do
+	dpkg-deb -x "$deb" "$run/boot-pkgs" || die "unpacking $deb"
 done
 through_shim() { # kernel seconds: the guest's SB-CHECK lines, shim's and GRUB's errors
 	local name esp c pid i
@@ -323,11 +332,14 @@ through_shim() { # kernel seconds: the guest's SB-CHECK lines, shim's and GRUB's
 }
 log "boot 5: shim, GRUB, the signed kernel"
 out=$(through_shim "$run/signed" 600)
-grep -q 'SB-CHECK secureboot 1' <<<"$out" && grep -q 'SB-CHECK lockdown .*\[\(integrity\|confidentiality\)\]' <<<"$out" &&
-	grep -q 'SB-CHECK signed loaded' <<<"$out" && grep -q 'SB-CHECK unsigned refused' <<<"$out"
+grep -q 'SB-CHECK grub: loading signed' <<<"$out" && grep -q 'SB-CHECK secureboot 1' <<<"$out" &&
+	grep -q 'SB-CHECK lockdown .*\[\(integrity\|confidentiality\)\]' <<<"$out" &&
+	grep -q 'SB-CHECK signed loaded' <<<"$out" &&
+	grep -q 'SB-CHECK unsigned refused: .*Key was rejected by service' <<<"$out"
 tap_result $? "Debian's shim and GRUB boot the signed kernel, locked down, the signed module loads and the unsigned one does not: $(grep -v dmesg <<<"$out" | tr '\n' ' ' | cut -c1-300)"
 log "boot 6: shim, GRUB, the kernel without signature"
 out=$(through_shim "$run/unsigned" 600)
-grep -q 'SB-CHECK grub: did not boot' <<<"$out" && ! grep -q 'SB-CHECK secureboot' <<<"$out"
+grep -q 'SB-CHECK grub: loading unsigned' <<<"$out" && grep -q 'error: bad shim signature' <<<"$out" &&
+	grep -q 'SB-CHECK grub: did not boot' <<<"$out" && ! grep -q 'SB-CHECK secureboot' <<<"$out"
 tap_result $? "GRUB, through shim, refuses the kernel without signature: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"
 exit $((tap_failed > 0))
