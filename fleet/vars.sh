@@ -42,8 +42,8 @@ version=$(module_version)
 files=(
 	"$(kernel_deb "$variant" linux-headers "$release")"
 	"$(kernel_deb "$variant" linux-image "$release")"
-	"$top/build/dkms-deb/swapcache-ab-dkms_${version}_all.deb"
-	"$top/build/dkms-deb/swapcache-ab-bench_${version}_$(dpkg --print-architecture).deb"
+	"$(our_deb dkms)"
+	"$(our_deb bench)"
 	"${APT_REPO_KEY_DIR:-$BUILD_DIR/apt-key}/swapcache-ab-archive-keyring.gpg"
 )
 for i in "${!files[@]}"; do

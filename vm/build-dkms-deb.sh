@@ -31,8 +31,8 @@ changelog=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 	die "debian/changelog's version $changelog is not dkms.conf's $version: add a changelog entry (dch -v $version)"
 out=$top/build/dkms-deb
 name=swapcache-ab_$version
-deb=$out/swapcache-ab-dkms_${version}_all.deb
-bench_deb=$out/swapcache-ab-bench_${version}_$(dpkg --print-architecture).deb
+deb=$(our_deb dkms)
+bench_deb=$(our_deb bench)
 # A private stage: make check and make fleet may read the .deb meanwhile
 mkdir -p "$out"
 work=$(mktemp -d "$out/build.XXXXXX")

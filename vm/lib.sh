@@ -123,6 +123,14 @@ kernel_deb() { # variant package release
 # The kernel packages' version: the release, then the module version that
 # names the series they carry
 kernel_pkg_version() { echo "$1-$(module_version)"; }
+# Where vm/build-dkms-deb.sh leaves our package dkms or bench
+our_deb() { # dkms|bench
+	case $1 in
+	dkms) echo "$top/build/dkms-deb/swapcache-ab-dkms_$(module_version)_all.deb" ;;
+	bench) echo "$top/build/dkms-deb/swapcache-ab-bench_$(module_version)_$(dpkg --print-architecture).deb" ;;
+	*) die "our_deb: dkms or bench, not '$1'" ;;
+	esac
+}
 # A string option's value in a kernel config: CONFIG_X="value" gives value
 config_string() { # config-file CONFIG_NAME
 	sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$1"
