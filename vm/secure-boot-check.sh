@@ -268,21 +268,27 @@ grep 'SB-CHECK dmesg' "$c" | sed 's/^SB-CHECK dmesg/#/'
 # further than its EFI stub's messages, which are all this looks for:
 # the stub says it started under Secure Boot, or the firmware's boot
 # manager says it refused to load it
-from_disk() { # kernel seconds: prints the stub's first message or the refusal
-	local name esp c pid i
-	name=$(basename "$1")
-	esp=$run/esp-$name c=$run/console-disk-$name.log
-	mkdir -p "$esp/EFI/BOOT"
-	cp "$1" "$esp/EFI/BOOT/BOOTX64.EFI"
-	"${ovmf_guest[@]}" -drive "if=none,id=esp,format=raw,readonly=on,file=fat:$esp" \
-		-device virtio-blk-pci,drive=esp -serial "file:$c" </dev/null 2>>"$run/qemu.log" &
+esp_boot() { # esp console seconds pattern: boot the guest from the ESP
+	# directory until its console shows the pattern, it exits, or time is up
+	local pid i
+	"${ovmf_guest[@]}" -drive "if=none,id=esp,format=raw,readonly=on,file=fat:$1" \
+		-device virtio-blk-pci,drive=esp -serial "file:$2" </dev/null 2>>"$run/qemu.log" &
 	pid=$!
-	for ((i = 0; i < $2; i++)); do
-		grep -q 'EFI stub\|No bootable option' "$c" 2>/dev/null && break
+	for ((i = 0; i < $3; i++)); do
+		grep -q "$4" "$2" 2>/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 1
 	done
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+}
+from_disk() { # kernel seconds: prints the stub's first message or the refusal
+	local name esp c
+	name=$(basename "$1")
+	esp=$run/esp-$name c=$run/console-disk-$name.log
+	mkdir -p "$esp/EFI/BOOT"
+	cp "$1" "$esp/EFI/BOOT/BOOTX64.EFI"
+	esp_boot "$esp" "$c" "$2" 'EFI stub\|No bootable option'
 	tr -d '\r' <"$c" | grep -a -o -m1 'EFI stub.*\|BdsDxe: failed to load Boot0001.*'
 }
 log "boot 3: the signed kernel from a disk"
@@ -301,7 +307,7 @@ for deb in "${boot_debs[@]}"; do
 	dpkg-deb -x "$deb" "$run/boot-pkgs" || die "unpacking $deb"
 done
 through_shim() { # kernel seconds: the guest's SB-CHECK lines, shim's and GRUB's errors
-	local name esp c pid i
+	local name esp c
 	name=$(basename "$1")
 	esp=$run/shim-esp-$name c=$run/console-shim-$name.log
 	mkdir -p "$esp/EFI/BOOT" "$esp/sb"
@@ -318,16 +324,7 @@ through_shim() { # kernel seconds: the guest's SB-CHECK lines, shim's and GRUB's
 		boot
 		echo "SB-CHECK grub: did not boot $name"
 	GRUB
-	"${ovmf_guest[@]}" -drive "if=none,id=esp,format=raw,readonly=on,file=fat:$esp" \
-		-device virtio-blk-pci,drive=esp -serial "file:$c" </dev/null 2>>"$run/qemu.log" &
-	pid=$!
-	for ((i = 0; i < $2; i++)); do
-		grep -q 'SB-CHECK done\|SB-CHECK grub: did not boot\|No bootable option' "$c" 2>/dev/null && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 1
-	done
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	esp_boot "$esp" "$c" "$2" 'SB-CHECK done\|SB-CHECK grub: did not boot\|No bootable option'
 	tr -d '\r' <"$c" | grep -a -o 'SB-CHECK .*\|error: .*\|Verification failed.*\|.*Security Violation.*'
 }
 log "boot 5: shim, GRUB, the signed kernel"
