@@ -29,9 +29,9 @@ version=$(module_version)
 changelog=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 [ "$changelog" = "$version" ] ||
 	die "debian/changelog's version $changelog is not dkms.conf's $version: add a changelog entry (dch -v $version)"
-out=$top/build/dkms-deb
-name=swapcache-ab_$version
 deb=$(our_deb dkms)
+out=$(dirname "$deb")
+name=swapcache-ab_$version
 bench_deb=$(our_deb bench)
 # A private stage: make check and make fleet may read the .deb meanwhile
 mkdir -p "$out"
