@@ -104,5 +104,8 @@ grep -q "sides: skip_wb_tags and offset_key are not both hooked" $LOG && [ $rc -
 result $? "sides= mixing a hooked knob with an unhooked one refused (exit $rc), nothing changed"
 
 ./swap_setup off
-[ -d /sys/kernel/mm/swapcache_ab ] && rmmod swapcache_ab 2>/dev/null
+if [ -d /sys/kernel/mm/swapcache_ab ]; then
+	echo 0 >/sys/module/swapcache_ab/parameters/key_hooked 2>/dev/null
+	rmmod swapcache_ab 2>/dev/null
+fi
 exit $failed

@@ -76,9 +76,17 @@ int module_load(void)
 	return module_load_params("");
 }
 
-int module_unload(void)
+int module_delete(void)
 {
 	return syscall(SYS_delete_module, "swapcache_ab", O_NONBLOCK) ? -errno : 0;
+}
+
+int module_unload(void)
+{
+	/* As a user does before rmmod once a key knob was written */
+	if (access(KEY_HOOKED, F_OK) == 0)
+		write_file(KEY_HOOKED, "0");
+	return module_delete();
 }
 
 bool module_loaded(void)
@@ -474,7 +482,8 @@ void writeback_idle_or_fail(unsigned int seconds)
 				   busy_kb, seconds);
 }
 
-int swap_shape_get(unsigned int type, struct swap_shape *shape)
+/* The rows of @type, or of its space @space alone where @space >= 0 */
+static int swap_rows_get(unsigned int type, long space_wanted, struct swap_shape *shape)
 {
 	unsigned long space, folios, shadows, nodes, height, marks;
 	unsigned int row_type;
@@ -496,6 +505,8 @@ int swap_shape_get(unsigned int type, struct swap_shape *shape)
 			continue;
 		if (row_type != type)
 			continue;
+		if (space_wanted >= 0 && space != (unsigned long)space_wanted)
+			continue;
 		shape->spaces++;
 		if (folios || shadows)
 			shape->used_spaces++;
@@ -508,6 +519,16 @@ int swap_shape_get(unsigned int type, struct swap_shape *shape)
 	}
 	fclose(f);
 	return 0;
+}
+
+int swap_shape_get(unsigned int type, struct swap_shape *shape)
+{
+	return swap_rows_get(type, -1, shape);
+}
+
+int swap_space_get(unsigned int type, unsigned int space, struct swap_shape *shape)
+{
+	return swap_rows_get(type, space, shape);
 }
 
 int wb_marks_total(unsigned long *marks, unsigned long *spaces)

@@ -16,6 +16,9 @@
 #define MEMCG_DIR	KNOB_DIR "/memcg"
 #define SPACES_FILE	"/sys/kernel/debug/swapcache_ab/swap_spaces"
 #define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+/* The module's parameters that hook sites at mainline's behaviour */
+#define MAINLINE_OPS	"/sys/module/swapcache_ab/parameters/mainline_ops"
+#define KEY_HOOKED	"/sys/module/swapcache_ab/parameters/key_hooked"
 
 /* A small type-0 device first, so that the device under test gets type 1 */
 #define SMALL_SWAP_DEV	"/dev/ram0"
@@ -41,6 +44,9 @@ int module_load(void);
 /* With module parameters; any .ko file by its path */
 int module_load_params(const char *params);
 int module_file_load(const char *path, const char *params);
+/* delete_module(2) as it is */
+int module_delete(void);
+/* The same after key_hooked is written 0 (with swap off, as rmmod needs) */
 int module_unload(void);
 bool module_loaded(void);
 void module_require(void);
@@ -106,6 +112,8 @@ struct swap_shape {
  * header line is an error; no row for @type leaves shape->spaces at 0.
  */
 int swap_shape_get(unsigned int type, struct swap_shape *shape);
+/* Or of one of its spaces, @space (its row alone) */
+int swap_space_get(unsigned int type, unsigned int space, struct swap_shape *shape);
 /* WRITEBACK marks over every swap device, and how many spaces were read */
 int wb_marks_total(unsigned long *marks, unsigned long *spaces);
 

@@ -42,9 +42,11 @@ run_cow() {
 	echo "${totals:-set-up failed: no totals from cow}"
 }
 
-# Unloading needs the offset key back, which needs swap off
+# Unloading needs the offset key back and the key site unhooked, which
+# need swap off
 module_unload() {
-	swap_off && echo 1 >$K/offset_key && rmmod swapcache_ab
+	swap_off && echo 1 >$K/offset_key &&
+		echo 0 >/sys/module/swapcache_ab/parameters/key_hooked && rmmod swapcache_ab
 }
 
 # The counter that moves while knob $1 is 0.  offset_key has none: the
