@@ -38,6 +38,12 @@ static bool trunks = true;
  * mainline's answer: what the hooks themselves cost (the hooked A/A)
  */
 static bool mainline_ops;
+/*
+ * The key site hooked, at mainline's key too, from the first write of a
+ * key knob until 0 is written here: both sides of a key knob's A/B flipped
+ * by hand pay the key's dispatch, as make ab's do through mainline_ops
+ */
+static bool key_hooked;
 /* Set once init has made everything a write can change, cleared at exit */
 bool knobs_ready;
 bool policy_knobs[NR_POLICIES] = { [0 ... NR_POLICIES - 1] = true };
@@ -79,25 +85,42 @@ static int set_site(enum swapcache_ab_site site, const struct swapcache_ab_ops *
 static int apply_key(bool by_offset, bool per_64mb)
 {
 	const struct swapcache_ab_ops *ops = &key_ops[by_offset][per_64mb];
+	bool hooked = !by_offset || !per_64mb || mainline_ops || key_hooked;
 	int err;
 
-	err = set_site(SWAPCACHE_AB_KEY, by_offset && per_64mb && !mainline_ops ? NULL : ops,
-		       NULL);
+	err = set_site(SWAPCACHE_AB_KEY, hooked ? ops : NULL, NULL);
 	if (err && !registered[SWAPCACHE_AB_KEY]) {
 		WRITE_ONCE(offset_key, true);
 		WRITE_ONCE(trunks, true);
+		WRITE_ONCE(key_hooked, false);
 	}
+	return err;
+}
+
+/*
+ * A key knob's write hooks the key site for good (key_hooked), or, if
+ * refused, leaves key_hooked as it was
+ */
+static int apply_key_knob(bool by_offset, bool per_64mb)
+{
+	bool old = key_hooked;
+	int err;
+
+	WRITE_ONCE(key_hooked, true);
+	err = apply_key(by_offset, per_64mb);
+	if (err && registered[SWAPCACHE_AB_KEY])
+		WRITE_ONCE(key_hooked, old);
 	return err;
 }
 
 static int apply_offset_key(bool val)
 {
-	return apply_key(val, trunks);
+	return apply_key_knob(val, trunks);
 }
 
 static int apply_trunks(bool val)
 {
-	return apply_key(offset_key, val);
+	return apply_key_knob(offset_key, val);
 }
 
 /*
@@ -310,6 +333,38 @@ static const struct kernel_param_ops mainline_ops_ops = {
 };
 module_param_cb(mainline_ops, &mainline_ops_ops, &mainline_ops, 0644);
 MODULE_PARM_DESC(mainline_ops, "1: hook every site, with mainline's answer while its knob is 1");
+
+/*
+ * key_hooked: 1 from the first write of offset_key or trunks; 0 unhooks
+ * the key site where both are 1 and mainline_ops is 0.  Changing whether
+ * the site is hooked takes swap off, as a key knob does.
+ */
+static int key_hooked_set(const char *val, const struct kernel_param *kp)
+{
+	bool on, old = key_hooked;
+	int err;
+
+	err = parse_knob(val, strlen(val), &on);
+	if (err)
+		return err;
+	mutex_lock(&knob_mutex);
+	err = knobs_ready ? 0 : on ? -EINVAL : 0;
+	if (knobs_ready && on != old) {
+		WRITE_ONCE(key_hooked, on);
+		err = apply_key(offset_key, trunks);
+		if (err && registered[SWAPCACHE_AB_KEY])
+			WRITE_ONCE(key_hooked, old);
+	}
+	mutex_unlock(&knob_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops key_hooked_ops = {
+	.set = key_hooked_set,
+	.get = param_get_bool,
+};
+module_param_cb(key_hooked, &key_hooked_ops, &key_hooked, 0644);
+MODULE_PARM_DESC(key_hooked, "1 from the first key knob write: the key site hooked at mainline too");
 
 /*
  * Back to mainline, from init's failure or exit: no write changes anything

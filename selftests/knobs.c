@@ -96,13 +96,26 @@ static void check_non_root(const char *knob)
 			 "%s: write as nobody refused with EACCES, value kept\n", knob);
 }
 
-/* The parameter that hooks every site at mainline, for make ab's hooked A/A */
-#define MAINLINE_OPS	"/sys/module/swapcache_ab/parameters/mainline_ops"
+/* A bool module parameter: 'Y', 'N', or 0 where it cannot be read */
+static char param_get(const char *path)
+{
+	char buf[8] = "";
+	int fd;
 
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	close(fd);
+	return buf[0];
+}
+
+/* The parameter that hooks every site at mainline, for make ab's hooked A/A */
 static void check_mainline_ops(void)
 {
 	char buf[8] = "";
-	int fd, ret;
+	int ret;
 
 	ret = module_unload();
 	if (ret)
@@ -115,11 +128,7 @@ static void check_mainline_ops(void)
 	if (ret)
 		ksft_exit_fail_msg("loading swapcache_ab: %s\n", strerror(-ret));
 	ret = write_file(MAINLINE_OPS, "1");
-	fd = open(MAINLINE_OPS, O_RDONLY);
-	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) < 0)
-		buf[0] = 0;
-	if (fd >= 0)
-		close(fd);
+	buf[0] = param_get(MAINLINE_OPS);
 	ksft_test_result(!ret && buf[0] == 'Y', "mainline_ops 1 once loaded, read back %s (%s)\n",
 			 buf[0] ? "Y" : "nothing", strerror(-ret));
 
@@ -133,6 +142,57 @@ static void check_mainline_ops(void)
 			 "mainline_ops back to 0, then unload works (%s)\n", strerror(-ret));
 }
 
+/*
+ * A key knob written by hand keeps the key site hooked, at mainline's key
+ * too, until key_hooked is written 0: both sides of a by-hand A/B of a key
+ * knob pay the key's dispatch.  A module never written runs mainline
+ * unhooked.  The hooked key site holds the module, as mainline_ops does.
+ */
+static void check_key_hooked(void)
+{
+	int ret;
+
+	ret = module_load();
+	if (ret)
+		ksft_exit_fail_msg("loading swapcache_ab: %s\n", strerror(-ret));
+	ret = param_get(KEY_HOOKED);
+	ksft_test_result(ret == 'N' && !module_delete() && !module_loaded(),
+			 "a module loaded and never written: key_hooked %c, unload works\n",
+			 ret ? ret : '?');
+
+	ret = module_load();
+	if (!ret)
+		ret = swap_test_on();
+	if (ret)
+		ksft_exit_fail_msg("load and swap on: %s\n", strerror(-ret));
+	ret = knob_set("offset_key", 1);
+	ksft_test_result(ret == -EBUSY && param_get(KEY_HOOKED) == 'N' &&
+			 knob_get("offset_key") == 1,
+			 "swap on: a first key knob write (offset_key 1) is refused, key_hooked and the knob as they were (%s)\n",
+			 strerror(-ret));
+
+	if (swap_all_off())
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+	ret = knob_set("offset_key", 1);
+	ksft_test_result(!ret && param_get(KEY_HOOKED) == 'Y' && module_delete() &&
+			 module_loaded(),
+			 "swap off: offset_key 1 written, key_hooked Y, unload refused: the key site holds the module (%s)\n",
+			 strerror(-ret));
+
+	if (swap_test_on())
+		ksft_exit_fail_msg("swap on: %s\n", strerror(errno));
+	ret = write_file(KEY_HOOKED, "0");
+	ksft_test_result(ret == -EBUSY && param_get(KEY_HOOKED) == 'Y',
+			 "key_hooked 0 with swap on refused, still Y (%s)\n", strerror(-ret));
+
+	if (swap_all_off())
+		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
+	ret = write_file(KEY_HOOKED, "0");
+	ksft_test_result(!ret && param_get(KEY_HOOKED) == 'N' && !module_delete() &&
+			 !module_loaded(),
+			 "key_hooked 0 with swap off, then unload works (%s)\n", strerror(-ret));
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -142,7 +202,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(3 + 4 * ARRAY_SIZE(knob_names) + 9);
+	ksft_set_plan(3 + 4 * ARRAY_SIZE(knob_names) + 9 + 5);
 	memset(long_input, '1', sizeof(long_input));
 
 	if (swap_all_off())
@@ -209,5 +269,6 @@ int main(void)
 			 strerror(-ret));
 
 	check_mainline_ops();
+	check_key_hooked();
 	ksft_finished();
 }
