@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -38,7 +39,7 @@ struct child_read {
  * reads @buf from the device, then the child must find every folio in the
  * swap cache at the index the key gives, and read nothing.
  */
-static void test_swap_cache_hits(const char *thp, int offset_key, char *buf)
+static void test_swap_cache_hits(const char *thp, int offset_key, char *buf, size_t len)
 {
 	struct child_read *child_read;
 	unsigned long pswpin;
@@ -60,13 +61,13 @@ static void test_swap_cache_hits(const char *thp, int offset_key, char *buf)
 		if (read(go[0], &c, 1) != 1)
 			_exit(2);
 		child_read->pswpin = vmstat_get("pswpin");
-		child_read->bad = count_bad_words(buf, TEST_BYTES, offset_key);
+		child_read->bad = count_bad_words(buf, len, offset_key);
 		child_read->pswpin = vmstat_get("pswpin") - child_read->pswpin;
 		_exit(0);
 	}
 	close(go[0]);
 	pswpin = vmstat_get("pswpin");
-	bad = count_bad_words(buf, TEST_BYTES, offset_key);
+	bad = count_bad_words(buf, len, offset_key);
 	pswpin = vmstat_get("pswpin") - pswpin;
 	if (write(go[1], "x", 1) != 1)
 		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
@@ -144,7 +145,7 @@ static void swap_under_key(const char *thp, int offset_key, int trunks,
 			 "thp=%s offset_key=%d trunks=%d: swap-out ran no module code\n",
 			 thp, offset_key, trunks);
 
-	test_swap_cache_hits(thp, offset_key, buf);
+	test_swap_cache_hits(thp, offset_key, buf, TEST_BYTES);
 	munmap(buf, TEST_BYTES);
 	test_shadows_cleared(thp, offset_key);
 }
@@ -205,6 +206,85 @@ static void test_thp_mode(const char *thp)
 		ksft_exit_fail_msg("back to mainline: %s\n", strerror(-ret));
 }
 
+/*
+ * mainline_ops=1 hooks the key site with the module's mainline key, which
+ * make ab's key A/Bs run on both sides: it must give mainline's index and
+ * swap address space.  A key that only keeps the data consistent (the whole
+ * offset inside each 64MB space, say) passes every data check but shapes
+ * the xarrays otherwise.  So: swap out a little more than one space's
+ * worth, once unhooked and once hooked at mainline, and compare the shape
+ * of the second space, which only the index past 64MB of swap shows; then
+ * read its pages back through the hooked key's lookups.
+ */
+#define SPACE_BYTES	(64UL << 20)
+#define PAST_SPACE	(2UL << 20)
+
+static void swap_past_space(int hooked, struct swap_shape *second, char **bufp)
+{
+	size_t len = SPACE_BYTES + PAST_SPACE;
+	int ret, refcnt = -1;
+	FILE *f;
+
+	/* A key knob's write hooks the key site: key_hooked unhooks it again */
+	ret = swap_key_set(1, 1);
+	if (!ret)
+		ret = write_file(MAINLINE_OPS, hooked ? "1" : "0");
+	if (!ret)
+		ret = write_file(KEY_HOOKED, hooked ? "1" : "0");
+	if (!ret)
+		ret = swap_test_on();
+	if (ret)
+		ksft_exit_fail_msg("mainline_ops=%d and swap on: %s\n", hooked, strerror(-ret));
+	/* The positive control: a hooked key site holds the module */
+	f = fopen("/sys/module/swapcache_ab/refcnt", "r");
+	if (!f || fscanf(f, "%d", &refcnt) != 1)
+		ksft_exit_fail_msg("reading the module's refcnt: %s\n", strerror(errno));
+	fclose(f);
+
+	*bufp = map_anon(len);
+	if (madvise(*bufp, len, MADV_NOHUGEPAGE))
+		ksft_exit_fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
+	fill_pattern(*bufp, len, hooked);
+	/* One CPU allocates the slots: the device fills from its start */
+	run_on_cpu(0);
+	if (page_out(*bufp, len))
+		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
+	ret = swap_space_get(TEST_TYPE, 1, second);
+	if (ret)
+		ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(-ret));
+	ksft_print_msg("mainline_ops=%d (module refcnt %d): type %d space 1: %lu folios, %lu shadows, %lu nodes, height %u\n",
+		       hooked, refcnt, TEST_TYPE, second->folios, second->shadows,
+		       second->nodes, second->max_height);
+	ksft_test_result(refcnt == hooked && second->folios + second->shadows > 0,
+			 "mainline_ops=%d: key site %s, swap reached past the first 64MB space\n",
+			 hooked, hooked ? "hooked" : "unhooked");
+}
+
+static void test_hooked_mainline(void)
+{
+	struct swap_shape unhooked, hooked;
+	char *buf;
+	int ret;
+
+	set_thp("never");
+	swap_past_space(0, &unhooked, &buf);
+	munmap(buf, SPACE_BYTES + PAST_SPACE);
+	swap_past_space(1, &hooked, &buf);
+	ksft_test_result(hooked.max_height == unhooked.max_height,
+			 "mainline_ops=1: the second 64MB space is %u high, as unhooked (%u)\n",
+			 hooked.max_height, unhooked.max_height);
+	/* Its pages, at the end of the map: one read from the device, one hit */
+	test_swap_cache_hits("never", 1, buf + SPACE_BYTES, PAST_SPACE);
+	munmap(buf, SPACE_BYTES + PAST_SPACE);
+	ret = swap_all_off();
+	if (!ret)
+		ret = write_file(MAINLINE_OPS, "0");
+	if (!ret)
+		ret = write_file(KEY_HOOKED, "0");
+	if (ret)
+		ksft_exit_fail_msg("swap off, mainline_ops=0, key_hooked=0: %s\n", strerror(-ret));
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -212,11 +292,12 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(22 * ARRAY_SIZE(thp_modes));
+	ksft_set_plan(22 * ARRAY_SIZE(thp_modes) + 4);
 	module_require();
 
 	for (i = 0; i < ARRAY_SIZE(thp_modes); i++)
 		test_thp_mode(thp_modes[i]);
+	test_hooked_mainline();
 
 	if (swap_all_off())
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
