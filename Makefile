@@ -49,7 +49,10 @@ make fleet-kernel  the server kernel's .debs (Debian's own config plus
              image signed for Secure Boot (sbsign)
 make module  the module in place (module/swapcache_ab.ko) against the
              kernel build directory KDIR (default the running kernel's,
-             /lib/modules/$$(uname -r)/build), as DKMS builds it
+             /lib/modules/$$(uname -r)/build), as DKMS builds it; first
+             it checks that KDIR exists, has CONFIG_SWAPCACHE_AB_HOOKS=y
+             and this module's hook ABI (dkms.conf), and says what fixes
+             it if not
 make dkms-deb  the swapcache-ab-dkms .deb (dh-dkms), into build/dkms-deb/
 make dkms-src  install the module's DKMS sources into
              $$(DKMS_SOURCE_TREE)/swapcache_ab-<version> (default /usr/src),
@@ -108,9 +111,23 @@ fleet-kernel:
 dkms-deb:
 	vm/build-dkms-deb.sh
 
-# The module against a kernel's build directory, as DKMS projects build it
+# The module against a kernel's build directory, as DKMS projects build it,
+# and only for a kernel DKMS would build it for (dkms.conf): the hooks on
+# in its auto.conf, its release's -swapcache-ab<N> this module's hook ABI.
+# Else make stops with one line that says what fixes it
 KDIR ?= /lib/modules/$(shell uname -r)/build
+HOOK_ABI := $(shell sed -n 's/^SWAPCACHE_AB_HOOK_ABI=//p' dkms.conf)
+kdir_problem = $(shell k='$(KDIR)' c='$(KDIR)/include/config'; \
+	if [ ! -d "$$k" ]; then echo "no kernel build directory $$k: install" \
+		"linux-headers-$$(uname -r), or set KDIR= to a kernel's build directory"; \
+	elif ! grep -qx CONFIG_SWAPCACHE_AB_HOOKS=y "$$c/auto.conf" 2>/dev/null; then echo "$$k is" \
+		"not a prepared kernel with CONFIG_SWAPCACHE_AB_HOOKS=y: set KDIR= to one built" \
+		"with the core-patch/ series (vm/build-kernel.sh patched: build/kernel)"; \
+	elif ! grep -Eq -- '-swapcache-ab$(HOOK_ABI)(-.*)?$$' "$$c/kernel.release"; then echo "$$k is" \
+		"$$(cat "$$c/kernel.release"), not hook ABI $(HOOK_ABI) (-swapcache-ab$(HOOK_ABI), dkms.conf):" \
+		"set KDIR= to a kernel built with this tree's core-patch/ series"; fi)
 module:
+	$(if $(kdir_problem),$(error make module: $(kdir_problem)))
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # The core objects whose code holds a hook site, inlined or not (those
