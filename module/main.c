@@ -348,8 +348,11 @@ static int key_hooked_set(const char *val, const struct kernel_param *kp)
 	if (err)
 		return err;
 	mutex_lock(&knob_mutex);
-	err = knobs_ready ? 0 : on ? -EINVAL : 0;
-	if (knobs_ready && on != old) {
+	if (!knobs_ready) {
+		/* insmod's value: the key site takes no ops from a module in its init */
+		if (on)
+			err = -EINVAL;
+	} else if (on != old) {
 		WRITE_ONCE(key_hooked, on);
 		err = apply_key(offset_key, trunks);
 		if (err && registered[SWAPCACHE_AB_KEY])
