@@ -33,8 +33,10 @@ make hook-cost  what a hook that is off costs, from the machine code:
              patched (objdump), into build/hook-cost.txt
 make hook-cost-update  the same into bench/results/hook-cost.txt, the
              committed table
-make demo    boot the VM and show the knobs and counters moving on a
-             small swap workload
+make demo    boot the VM and show what each knob changes, by mechanism
+             (xarray shape, writeback marks, counters), on a small swap
+             workload; no rates, but under -icount (6.12) guest
+             instructions per page, with the run count (make ab is the A/B)
 make fleet   the fleet path on 3 local Debian 12 guests (fleet/run.sh):
              the server kernel's .debs (FLEET_KERNEL=guest: the guest
              kernel's), swapcache-ab-dkms and swapcache-ab-bench,
