@@ -211,17 +211,21 @@ static void test_thp_mode(const char *thp)
  * make ab's key A/Bs run on both sides: it must give mainline's index and
  * swap address space.  A key that only keeps the data consistent (the whole
  * offset inside each 64MB space, say) passes every data check but shapes
- * the xarrays otherwise.  So: swap out a little more than one space's
- * worth, once unhooked and once hooked at mainline, and compare the shape
- * of the second space, which only the index past 64MB of swap shows; then
- * read its pages back through the hooked key's lookups.
+ * the xarrays otherwise.  So: on a swap area of 80MB, whose second 64MB
+ * space has 4096 slots, swap out 72MB, once unhooked and once hooked at
+ * mainline, and compare the height of that second space: at most 2 with
+ * the index in the space (6.12), 3 with the whole offset (6.1's mainline).
+ * The slots are spread over the area, but 72MB cannot all fit in the first
+ * space.  Then read some pages back through the hooked key's lookups.
  */
 #define SPACE_BYTES	(64UL << 20)
-#define PAST_SPACE	(2UL << 20)
+#define AREA_BYTES	(SPACE_BYTES + (16UL << 20))
+#define SWAPPED_BYTES	(SPACE_BYTES + (8UL << 20))
+#define READ_BACK	(2UL << 20)
 
 static void swap_past_space(int hooked, struct swap_shape *second, char **bufp)
 {
-	size_t len = SPACE_BYTES + PAST_SPACE;
+	size_t len = SWAPPED_BYTES;
 	int ret, refcnt = -1;
 	FILE *f;
 
@@ -232,7 +236,7 @@ static void swap_past_space(int hooked, struct swap_shape *second, char **bufp)
 	if (!ret)
 		ret = write_file(KEY_HOOKED, hooked ? "1" : "0");
 	if (!ret)
-		ret = swap_test_on();
+		ret = swap_test_on_size(AREA_BYTES);
 	if (ret)
 		ksft_exit_fail_msg("mainline_ops=%d and swap on: %s\n", hooked, strerror(-ret));
 	/* The positive control: a hooked key site holds the module */
@@ -245,8 +249,6 @@ static void swap_past_space(int hooked, struct swap_shape *second, char **bufp)
 	if (madvise(*bufp, len, MADV_NOHUGEPAGE))
 		ksft_exit_fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
 	fill_pattern(*bufp, len, hooked);
-	/* One CPU allocates the slots: the device fills from its start */
-	run_on_cpu(0);
 	if (page_out(*bufp, len))
 		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
 	ret = swap_space_get(TEST_TYPE, 1, second);
@@ -256,7 +258,7 @@ static void swap_past_space(int hooked, struct swap_shape *second, char **bufp)
 		       hooked, refcnt, TEST_TYPE, second->folios, second->shadows,
 		       second->nodes, second->max_height);
 	ksft_test_result(refcnt == hooked && second->folios + second->shadows > 0,
-			 "mainline_ops=%d: key site %s, swap reached past the first 64MB space\n",
+			 "mainline_ops=%d: key site %s, swap reached the second 64MB space\n",
 			 hooked, hooked ? "hooked" : "unhooked");
 }
 
@@ -268,14 +270,14 @@ static void test_hooked_mainline(void)
 
 	set_thp("never");
 	swap_past_space(0, &unhooked, &buf);
-	munmap(buf, SPACE_BYTES + PAST_SPACE);
+	munmap(buf, SWAPPED_BYTES);
 	swap_past_space(1, &hooked, &buf);
 	ksft_test_result(hooked.max_height == unhooked.max_height,
 			 "mainline_ops=1: the second 64MB space is %u high, as unhooked (%u)\n",
 			 hooked.max_height, unhooked.max_height);
-	/* Its pages, at the end of the map: one read from the device, one hit */
-	test_swap_cache_hits("never", 1, buf + SPACE_BYTES, PAST_SPACE);
-	munmap(buf, SPACE_BYTES + PAST_SPACE);
+	/* Some pages, over every space: one read from the device, one hit */
+	test_swap_cache_hits("never", 1, buf + SWAPPED_BYTES - READ_BACK, READ_BACK);
+	munmap(buf, SWAPPED_BYTES);
 	ret = swap_all_off();
 	if (!ret)
 		ret = write_file(MAINLINE_OPS, "0");

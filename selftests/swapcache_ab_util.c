@@ -293,6 +293,11 @@ void set_thp(const char *mode)
 /* mkswap: a version 1 header in the first page, no bad pages */
 int make_swap(const char *dev)
 {
+	return make_swap_size(dev, 0);
+}
+
+int make_swap_size(const char *dev, off_t bytes)
+{
 	struct {
 		char bootbits[1024];
 		uint32_t version, last_page, nr_badpages;
@@ -305,6 +310,8 @@ int make_swap(const char *dev)
 	if (fd < 0)
 		return -errno;
 	size = lseek(fd, 0, SEEK_END);
+	if (bytes && bytes < size)
+		size = bytes;
 	hdr.last_page = size / PAGE_SZ - 1;
 	memset(page, 0, sizeof(page));
 	memcpy(page, &hdr, sizeof(hdr));
@@ -345,13 +352,18 @@ int swap_all_off(void)
 
 int swap_test_on(void)
 {
+	return swap_test_on_size(0);
+}
+
+int swap_test_on_size(off_t bytes)
+{
 	int ret;
 
 	ret = swap_all_off();
 	if (!ret)
 		ret = make_swap(SMALL_SWAP_DEV);
 	if (!ret)
-		ret = make_swap(TEST_SWAP_DEV);
+		ret = make_swap_size(TEST_SWAP_DEV, bytes);
 	if (ret)
 		return ret;
 	/* Type 0, lowest priority: kept for the type, barely used */

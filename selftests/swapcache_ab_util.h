@@ -81,9 +81,13 @@ void set_thp(const char *mode);
 
 /* mkswap: a version 1 header in the first page */
 int make_swap(const char *dev);
+/* Over the first @bytes of @dev only (0: all of it) */
+int make_swap_size(const char *dev, off_t bytes);
 /* Swap: both devices off, then on with the test device preferred */
 int swap_all_off(void);
 int swap_test_on(void);
+/* The same with the test device's swap area @bytes long (0: the device) */
+int swap_test_on_size(off_t bytes);
 /*
  * Or, with both off, a loop device over a tmpfs file of @bytes: writeback
  * completes later, in the loop worker, not inside submission as on pmem
