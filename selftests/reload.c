@@ -350,7 +350,9 @@ int main(int argc, char **argv)
 	ret = module_unload();
 	ksft_test_result(ret && module_loaded(),
 			 "unload refused with offset_key=0 and swap on (%s)\n", strerror(-ret));
-	if (swap_all_off() || knob_set("offset_key", 1) || swap_test_on())
+	/* Mainline unhooked, so that only a racing write holds the module */
+	if (swap_all_off() || knob_set("offset_key", 1) || write_file(KEY_HOOKED, "0") ||
+	    swap_test_on())
 		ksft_exit_fail_msg("back to the offset key: %s\n", strerror(errno));
 
 	stats = mmap(NULL, sizeof(*stats) * NR_WORKERS, PROT_READ | PROT_WRITE,
