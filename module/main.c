@@ -82,10 +82,10 @@ static int set_site(enum swapcache_ab_site site, const struct swapcache_ab_ops *
  * key's unregistering and the new one's registering a swapon may start:
  * the device then has mainline's key, and so do the knobs.
  */
-static int apply_key(bool by_offset, bool per_64mb)
+static int apply_key(bool by_offset, bool per_64mb, bool hooked_at_1)
 {
 	const struct swapcache_ab_ops *ops = &key_ops[by_offset][per_64mb];
-	bool hooked = !by_offset || !per_64mb || mainline_ops || key_hooked;
+	bool hooked = !by_offset || !per_64mb || mainline_ops || hooked_at_1;
 	int err;
 
 	err = set_site(SWAPCACHE_AB_KEY, hooked ? ops : NULL, NULL);
@@ -98,29 +98,32 @@ static int apply_key(bool by_offset, bool per_64mb)
 }
 
 /*
- * A key knob's write hooks the key site for good (key_hooked), or, if
- * refused, leaves key_hooked as it was
+ * A key knob's write hooks the key site for good (key_hooked), at the
+ * mainline key too.  With swap on, a write of the value the knob has
+ * while the site is unhooked cannot hook it, and stays the no-op it was
+ * before key_hooked: nothing changes.
  */
-static int apply_key_knob(bool by_offset, bool per_64mb)
+static int apply_key_knob(bool by_offset, bool per_64mb, bool unchanged)
 {
-	bool old = key_hooked;
+	bool was_hooked = registered[SWAPCACHE_AB_KEY];
 	int err;
 
-	WRITE_ONCE(key_hooked, true);
-	err = apply_key(by_offset, per_64mb);
-	if (err && registered[SWAPCACHE_AB_KEY])
-		WRITE_ONCE(key_hooked, old);
+	err = apply_key(by_offset, per_64mb, true);
+	if (!err)
+		WRITE_ONCE(key_hooked, true);
+	else if (err == -EBUSY && unchanged && !was_hooked)
+		err = 0;
 	return err;
 }
 
 static int apply_offset_key(bool val)
 {
-	return apply_key_knob(val, trunks);
+	return apply_key_knob(val, trunks, val == offset_key);
 }
 
 static int apply_trunks(bool val)
 {
-	return apply_key_knob(offset_key, val);
+	return apply_key_knob(offset_key, val, val == trunks);
 }
 
 /*
@@ -298,14 +301,15 @@ static bool groups_made;
  */
 static int mainline_ops_set(const char *val, const struct kernel_param *kp)
 {
-	bool on, old = mainline_ops;
 	unsigned int p;
+	bool on, old;
 	int err;
 
 	err = parse_knob(val, strlen(val), &on);
 	if (err)
 		return err;
 	mutex_lock(&knob_mutex);
+	old = mainline_ops;
 	err = knobs_ready ? 0 : on ? -EINVAL : 0;
 	if (knobs_ready && on != old) {
 		/*
@@ -316,7 +320,7 @@ static int mainline_ops_set(const char *val, const struct kernel_param *kp)
 		for (p = 0; !err && p < NR_POLICIES; p++)
 			err = apply_policy(p, policy_knobs[p]);
 		if (!err)
-			err = apply_key(offset_key, trunks);
+			err = apply_key(offset_key, trunks, key_hooked);
 		if (err) {
 			WRITE_ONCE(mainline_ops, old);
 			for (p = 0; p < NR_POLICIES; p++)
@@ -327,9 +331,15 @@ static int mainline_ops_set(const char *val, const struct kernel_param *kp)
 	return err;
 }
 
+/* A bool the knob writes change under knob_mutex, read without it */
+static int param_get_bool_once(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%c\n", READ_ONCE(*(bool *)kp->arg) ? 'Y' : 'N');
+}
+
 static const struct kernel_param_ops mainline_ops_ops = {
 	.set = mainline_ops_set,
-	.get = param_get_bool,
+	.get = param_get_bool_once,
 };
 module_param_cb(mainline_ops, &mainline_ops_ops, &mainline_ops, 0644);
 MODULE_PARM_DESC(mainline_ops, "1: hook every site, with mainline's answer while its knob is 1");
@@ -337,11 +347,12 @@ MODULE_PARM_DESC(mainline_ops, "1: hook every site, with mainline's answer while
 /*
  * key_hooked: 1 from the first write of offset_key or trunks; 0 unhooks
  * the key site where both are 1 and mainline_ops is 0.  Changing whether
- * the site is hooked takes swap off, as a key knob does.
+ * the site is hooked takes swap off, as a key knob does; a refused write
+ * leaves key_hooked as it was.
  */
 static int key_hooked_set(const char *val, const struct kernel_param *kp)
 {
-	bool on, old = key_hooked;
+	bool on;
 	int err;
 
 	err = parse_knob(val, strlen(val), &on);
@@ -352,11 +363,10 @@ static int key_hooked_set(const char *val, const struct kernel_param *kp)
 		/* insmod's value: the key site takes no ops from a module in its init */
 		if (on)
 			err = -EINVAL;
-	} else if (on != old) {
-		WRITE_ONCE(key_hooked, on);
-		err = apply_key(offset_key, trunks);
-		if (err && registered[SWAPCACHE_AB_KEY])
-			WRITE_ONCE(key_hooked, old);
+	} else if (on != key_hooked) {
+		err = apply_key(offset_key, trunks, on);
+		if (!err)
+			WRITE_ONCE(key_hooked, on);
 	}
 	mutex_unlock(&knob_mutex);
 	return err;
@@ -364,7 +374,7 @@ static int key_hooked_set(const char *val, const struct kernel_param *kp)
 
 static const struct kernel_param_ops key_hooked_ops = {
 	.set = key_hooked_set,
-	.get = param_get_bool,
+	.get = param_get_bool_once,
 };
 module_param_cb(key_hooked, &key_hooked_ops, &key_hooked, 0644);
 MODULE_PARM_DESC(key_hooked, "1 from the first key knob write: the key site hooked at mainline too");

@@ -150,7 +150,7 @@ static void check_mainline_ops(void)
  */
 static void check_key_hooked(void)
 {
-	int ret;
+	int ret, ret0;
 
 	ret = module_load();
 	if (ret)
@@ -160,16 +160,22 @@ static void check_key_hooked(void)
 			 "a module loaded and never written: key_hooked %c, unload works\n",
 			 ret ? ret : '?');
 
+	ret = module_load_params("key_hooked=1");
+	ksft_test_result(ret == -EINVAL && !module_loaded(),
+			 "key_hooked=1 at load refused with EINVAL (%s)\n", strerror(-ret));
+
 	ret = module_load();
 	if (!ret)
 		ret = swap_test_on();
 	if (ret)
 		ksft_exit_fail_msg("load and swap on: %s\n", strerror(-ret));
+	/* Swap on: the site cannot be hooked, so a write of the value is a no-op */
 	ret = knob_set("offset_key", 1);
-	ksft_test_result(ret == -EBUSY && param_get(KEY_HOOKED) == 'N' &&
+	ret0 = knob_set("offset_key", 0);
+	ksft_test_result(!ret && ret0 == -EBUSY && param_get(KEY_HOOKED) == 'N' &&
 			 knob_get("offset_key") == 1,
-			 "swap on: a first key knob write (offset_key 1) is refused, key_hooked and the knob as they were (%s)\n",
-			 strerror(-ret));
+			 "swap on: offset_key 1 (its value) a no-op (%s), 0 refused (%s), key_hooked and the knob as they were\n",
+			 strerror(-ret), strerror(-ret0));
 
 	if (swap_all_off())
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
@@ -188,8 +194,14 @@ static void check_key_hooked(void)
 	if (swap_all_off())
 		ksft_exit_fail_msg("swapoff: %s\n", strerror(errno));
 	ret = write_file(KEY_HOOKED, "0");
-	ksft_test_result(!ret && param_get(KEY_HOOKED) == 'N' && !module_delete() &&
-			 !module_loaded(),
+	ret0 = param_get(KEY_HOOKED);
+	if (!ret)
+		ret = knob_set("trunks", 1);
+	ksft_test_result(!ret && ret0 == 'N' && param_get(KEY_HOOKED) == 'Y',
+			 "key_hooked 0 with swap off reads N, then trunks 1 hooks it again (%s)\n",
+			 strerror(-ret));
+	ret = write_file(KEY_HOOKED, "0");
+	ksft_test_result(!ret && !module_delete() && !module_loaded(),
 			 "key_hooked 0 with swap off, then unload works (%s)\n", strerror(-ret));
 }
 
@@ -202,7 +214,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(3 + 4 * ARRAY_SIZE(knob_names) + 9 + 5);
+	ksft_set_plan(3 + 4 * ARRAY_SIZE(knob_names) + 9 + 7);
 	memset(long_input, '1', sizeof(long_input));
 
 	if (swap_all_off())
