@@ -4,8 +4,9 @@
 # Compile the core files the series touches in configurations that the VM
 # kernels do not cover but a kernel with the series applied must build
 # in: CONFIG_SWAP=n (the hooks cannot be on), and CONFIG_SWAP=y with
-# CONFIG_SWAPCACHE_AB_HOOKS=n; and the module's objects with the hooks on
-# but CONFIG_MEMCG=n and CONFIG_FAULT_INJECTION=n (its stubs).
+# CONFIG_SWAPCACHE_AB_HOOKS=n, where each object must define and export
+# what stock's does; and the module's objects with the hooks on but
+# CONFIG_MEMCG=n and CONFIG_FAULT_INJECTION=n (its stubs).
 # allnoconfig plus a fragment, so that the trees prepare in seconds; only
 # the touched objects are built.  One TAP line per configuration; exits
 # non-zero on a failure.
@@ -89,6 +90,40 @@ check swap-off "CONFIG_SWAP=n" 'CONFIG_64BIT=y\n# CONFIG_SWAP is not set\n' \
 check hooks-off "CONFIG_SWAP=y, CONFIG_SWAPCACHE_AB_HOOKS=n" \
 	'CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_SWAP=y\nCONFIG_MODULES=y\n# CONFIG_SWAPCACHE_AB_HOOKS is not set\n' \
 	"mm/memory.o mm/page-writeback.o mm/mm_init.o mm/swap_state.o mm/swapfile.o mm/shmem.o mm/util.o mm/mincore.o"
+# With the hooks off a patched kernel is stock to modules too: each object
+# above defines and exports (__ksymtab_, __export_symbol_) the global
+# symbols stock's defines, built from the stock source with the same
+# fragment, less the option stock does not have
+# An object's global symbols and its exports (local symbols), type and name
+exported() { # object
+	nm --defined-only "$1" | awk '$2 ~ /^[A-Z]$/ || $3 ~ /^(__export_symbol_|__ksymtab_)/ { print $2, $3 }' | sort
+}
+same_symbols() { # objects
+	local obj=$BUILD_DIR/compile-check/hooks-off sobj=$BUILD_DIR/compile-check/stock o differ=
+	local log=$sobj/build.log
+
+	mkdir -p "$sobj"
+	grep -v SWAPCACHE_AB_HOOKS "$obj/fragment.config" >"$sobj/fragment.config"
+	# shellcheck disable=SC2086
+	if ! KCONFIG_ALLCONFIG=$sobj/fragment.config make -s -C "$STOCK_SRC_DIR" O="$sobj" \
+		ARCH=x86_64 allnoconfig >"$log" 2>&1 ||
+		! make -s -C "$STOCK_SRC_DIR" O="$sobj" ARCH=x86_64 -j"$(nproc)" CC="ccache gcc" \
+			$1 >>"$log" 2>&1; then
+		echo "not ok - stock's objects in the hooks-off configuration did not build (see $log)"
+		status=1
+		return
+	fi
+	for o in $1; do
+		cmp -s <(exported "$obj/$o") <(exported "$sobj/$o") || differ+=" $o"
+	done
+	if [ -z "$differ" ]; then
+		echo "ok - hooks off, the objects the series touches define and export what stock's do: $1"
+	else
+		echo "not ok - hooks off, these define or export other symbols than stock's:$differ"
+		status=1
+	fi
+}
+same_symbols "mm/memory.o mm/page-writeback.o mm/mm_init.o mm/swap_state.o mm/swapfile.o mm/shmem.o mm/util.o mm/mincore.o"
 check module-memcg-off "CONFIG_MEMCG=n and CONFIG_FAULT_INJECTION=n (the module)" \
 	'CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_SWAP=y\nCONFIG_MODULES=y\nCONFIG_SWAPCACHE_AB_HOOKS=y\n' \
 	"module/main.o module/policies.o module/geometry.o"
