@@ -20,12 +20,16 @@ log "building selftests into $out"
 make -s -C "$top/selftests" KSFT_DIR="$ksft" OUTPUT="$out"
 make -s -C "$top/selftests" KSFT_DIR="$ksft" OUTPUT="$out" COLLECTION=swapcache_ab \
 	emit_tests >"$out/kselftest-list.txt"
-# selftests/api's module, built in a copy so that the repository stays clean
-rm -rf "$out/test_modules"
-cp -r "$top/selftests/test_modules" "$out/test_modules"
-make -s -C "$kobj" M="$out/test_modules" modules
-sign_module "$kobj" "$out/test_modules/swapcache_ab_api.ko"
-cp "$out/test_modules/swapcache_ab_api.ko" "$out/"
+# selftests/api's module, built in a copy so that the repository stays
+# clean, one per kernel release: jobs for two variants of one KVER (make
+# check's and make ab's) share this folder, and vm/make-initramfs.sh packs
+# the one built for its module's kernel
+mod=$out/modules/$(make -s -C "$kobj" kernelrelease)
+rm -rf "$mod"
+mkdir -p "$mod"
+cp -r "$top/selftests/test_modules/." "$mod/"
+make -s -C "$kobj" M="$mod" modules
+sign_module "$kobj" "$mod/swapcache_ab_api.ko"
 
 # Upstream's own mm/cow, static for the VM, against the patched kernel's
 # uapi headers, for selftests/upstream_mm.sh.  cow came in 6.2: for 6.1,

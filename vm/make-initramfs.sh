@@ -22,6 +22,9 @@ busybox=/bin/busybox
 gen=$(gen_init_cpio)
 file "$busybox" | grep -q 'statically linked' || die "$busybox is not static: install busybox-static"
 [ -f "$ko" ] || die "$ko missing: build the module first"
+# selftests/api's module, built by vm/build-selftests.sh for this kernel
+api=$BUILD_DIR/selftests/modules/$(modinfo -F vermagic "$ko" | cut -d' ' -f1)/swapcache_ab_api.ko
+[ -f "$api" ] || die "$api missing: run vm/build-selftests.sh for that kernel"
 
 # kselftest's runner: the guest gives each test its own time limit with
 # run_kselftest.sh -o, which 6.1's runner lacks: 6.12's runs the tests there
@@ -56,9 +59,10 @@ objcopy "$ko" "$unsigned" || die "objcopy $ko"
 	echo "file /kselftest/kselftest/runner.sh $runner/kselftest/runner.sh 0755 0 0"
 	echo "file /kselftest/kselftest-list.txt $BUILD_DIR/selftests/kselftest-list.txt 0644 0 0"
 	echo "file /kselftest/timeout $top/vm/guest-timeout 0755 0 0"
+	echo "file /kselftest/swapcache_ab/swapcache_ab_api.ko $api 0644 0 0"
 	for f in "$BUILD_DIR"/selftests/*; do
 		[ -f "$f" ] || continue
-		case $f in *.txt) continue ;; esac
+		case $f in *.txt | *.ko) continue ;; esac
 		echo "file /kselftest/swapcache_ab/$(basename "$f") $f 0755 0 0"
 	done
 	for f in "$BUILD_DIR"/selftests/upstream/*; do
