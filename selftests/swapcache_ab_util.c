@@ -722,3 +722,28 @@ void stop_workers_at_exit(const pid_t *pids, unsigned int nr)
 	nr_workers = nr;
 	atexit(stop_workers);
 }
+
+/* The test VM's three block devices, in the order that gives each its type */
+static const char *const type_devs[] = { SMALL_SWAP_DEV, TEST_SWAP_DEV, SLOW_SWAP_DEV };
+
+int swap_on_as_type(unsigned int type, bool alone)
+{
+	unsigned int t;
+	int ret;
+
+	if (type >= ARRAY_SIZE(type_devs))
+		return -EINVAL;
+	ret = swap_all_off();
+	/* As swap_slow_on(): a minute before null_blk times a request out */
+	if (!ret && type == ARRAY_SIZE(type_devs) - 1)
+		ret = write_file("/sys/block/nullb0/queue/io_timeout", "60000");
+	for (t = 0; !ret && t <= type; t++) {
+		ret = make_swap(type_devs[t]);
+		if (!ret && swapon(type_devs[t], SWAP_FLAG_PREFER | (t == type ? 10 : 1)))
+			ret = -errno;
+	}
+	for (t = 0; !ret && alone && t < type; t++)
+		if (swapoff(type_devs[t]))
+			ret = -errno;
+	return ret;
+}

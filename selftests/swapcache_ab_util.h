@@ -97,6 +97,13 @@ int swap_loop_on(size_t bytes);
 int swap_key_set(int offset_key, int trunks);
 /* Or, with both off, SLOW_SWAP_DEV alone */
 int swap_slow_on(void);
+/*
+ * Swap type @type (0 to 2) on SMALL_SWAP_DEV, TEST_SWAP_DEV or SLOW_SWAP_DEV,
+ * the devices of the types below it turned on first (their lowest
+ * priority, @type's preferred), and off again where @alone: the only
+ * device in use is then of type @type
+ */
+int swap_on_as_type(unsigned int type, bool alone);
 int swap_loop_off(void);
 /* Wait, at most @seconds, for no writeback in flight; the kB left */
 long writeback_wait_idle(unsigned int seconds);
