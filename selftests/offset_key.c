@@ -6,7 +6,7 @@
  * does module code run (the kernel applies its masks inline).  Under every key, a folio swapped in for one process
  * is found in the swap cache by the next (no second read from the device),
  * and freeing swap slots clears the shadows their folios left; the key
- * cannot change under an active swap device; data swapped out under any
+ * cannot change under an active swap device, whatever its type; data swapped out under any
  * key comes back intact.
  */
 #define _GNU_SOURCE
@@ -162,6 +162,48 @@ static void test_key_held(const char *thp, const char *knob, int val)
 			 thp, knob, val, !val, strerror(-ret));
 }
 
+/*
+ * The interlock covers every device in use, not only the first: the device
+ * of type 0 alone, of type 1 alone (type 0 swapped off first) and of type
+ * 2 alone.  On each, a write of either key knob is refused and both keep
+ * their values.  The debugfs table, which lists the types in use, is the
+ * control that the device in use is the one named.
+ */
+#define ALONE_TYPES	3
+
+static void test_key_held_alone(void)
+{
+	static const char *const key_knobs[] = { "offset_key", "trunks" };
+	unsigned int type, t, k, in_use;
+	struct swap_shape shape;
+	int ret;
+
+	for (type = 0; type < ALONE_TYPES; type++) {
+		ret = swap_key_set(1, 1);
+		if (!ret)
+			ret = swap_on_as_type(type, true);
+		if (ret)
+			ksft_exit_fail_msg("type %u alone: %s\n", type, strerror(-ret));
+		for (t = in_use = 0; t < ALONE_TYPES; t++) {
+			ret = swap_shape_get(t, &shape);
+			if (ret)
+				ksft_exit_fail_msg("reading " SPACES_FILE ": %s\n", strerror(-ret));
+			in_use |= !!shape.spaces << t;
+		}
+		for (k = 0; k < ARRAY_SIZE(key_knobs); k++) {
+			ret = knob_set(key_knobs[k], 0);
+			ksft_test_result(in_use == 1U << type && ret == -EBUSY &&
+					 knob_get("offset_key") == 1 && knob_get("trunks") == 1,
+					 "type %u alone in use (types in use %#x): %s 1->0 %s, offset_key %d and trunks %d kept\n",
+					 type, in_use, key_knobs[k], strerror(-ret),
+					 knob_get("offset_key"), knob_get("trunks"));
+		}
+	}
+	ret = swap_key_set(1, 1);
+	if (ret)
+		ksft_exit_fail_msg("back to mainline: %s\n", strerror(-ret));
+}
+
 static void test_thp_mode(const char *thp)
 {
 	struct swap_shape entry, offset, one_offset, one_entry;
@@ -313,11 +355,12 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(22 * ARRAY_SIZE(thp_modes) + 4);
+	ksft_set_plan(22 * ARRAY_SIZE(thp_modes) + 2 * ALONE_TYPES + 4);
 	module_require();
 
 	for (i = 0; i < ARRAY_SIZE(thp_modes); i++)
 		test_thp_mode(thp_modes[i]);
+	test_key_held_alone();
 	test_hooked_mainline();
 
 	if (swap_all_off())
