@@ -10,6 +10,15 @@
  * swap-in wait for the folio it cannot find, and data would read back
  * wrong.  offset_key checks the swap cache hits and shadows.
  *
+ * Reaching a site is not guarding it: each path puts folios in the swap
+ * cache before its site runs (swapped out and read back with MADV_WILLNEED,
+ * shared with a child, or under writeback on the slow device) and checks
+ * what a wrong index changes, each shown red by a vm/mutants/ patch that
+ * computes that site's index by hand.  The swap devices are of type >= 1:
+ * on type 0 the entry key is the offset, mainline's index below 64MB.  An
+ * address space computed by hand is the key's under both keys below 64MB
+ * of a device, where these paths swap: no check here sees it alone.
+ *
  * Not reached from user space: shmem_replace_folio() (a swapped-in shmem
  * folio in a zone its mapping's gfp cannot use) and memcg v1's
  * mc_handle_swap_pte() (the VM has no memcg v1).
@@ -35,6 +44,8 @@
 
 #define SPLIT_THP	"/sys/kernel/debug/split_huge_pages"
 #define TEST_PAGES	256
+/* What a call that retries a missed lookup until a signal is given */
+#define STUCK_SECONDS	60
 
 /* UFFDIO_MOVE (6.8) is newer than the build host's headers */
 #ifndef UFFDIO_MOVE
@@ -72,6 +83,16 @@ static const char *errno_says(const char *what)
 	return why;
 }
 
+/* SwapCached, the per-CPU counts folded first */
+static long swapcached_kb(void)
+{
+	int ret = write_file("/proc/sys/vm/stat_refresh", "1");
+
+	if (ret)
+		ksft_exit_fail_msg("stat_refresh: %s\n", strerror(-ret));
+	return meminfo_kb("SwapCached");
+}
+
 /* Add, delete and look up; shadows stored, read and cleared; vmscan */
 static const char *swap_out_in(void)
 {
@@ -104,6 +125,37 @@ static const char *fork_unmap(void)
 		ret = "the child read bad words";
 	munmap(buf, len);
 	return ret;
+}
+
+/*
+ * Read back into the swap cache (MADV_WILLNEED), not mapped: the unmap
+ * frees each entry and, finding its folio in the swap cache
+ * (__try_to_reclaim_swap()), the folio with it; one it missed would stay
+ * until reclaim
+ */
+static const char *willneed_unmap(void)
+{
+	size_t len = TEST_PAGES * PAGE_SZ;
+	char *buf = map_paged_out(len, 9);
+	long before, cached, left;
+
+	before = swapcached_kb();
+	if (madvise(buf, len, MADV_WILLNEED))
+		return errno_says("MADV_WILLNEED");
+	cached = swapcached_kb() - before;
+	munmap(buf, len);
+	left = swapcached_kb() - before;
+	if (cached < (long)(len / 1024 / 2)) {
+		snprintf(why, sizeof(why), "MADV_WILLNEED put %ld kB of %zu in the swap cache",
+			 cached, len / 1024);
+		return why;
+	}
+	if (left > cached / 4) {
+		snprintf(why, sizeof(why),
+			 "the unmap left %ld of the %ld kB read ahead in the swap cache", left, cached);
+		return why;
+	}
+	return NULL;
 }
 
 /*
@@ -148,12 +200,17 @@ static const char *mincore_out(void)
 	return ret;
 }
 
-/* tmpfs: swap-in by shmem, and mincore of a file's swapped-out folios */
+/*
+ * tmpfs: swap-in by shmem, and mincore of a file's swapped-out folios,
+ * read back into the swap cache first (MADV_WILLNEED): mincore finds each
+ * through the swap entry in the file's mapping (filemap_get_incore_folio())
+ */
 static const char *shmem_out_in(void)
 {
 	size_t len = TEST_PAGES * PAGE_SZ;
 	unsigned char vec[TEST_PAGES];
 	const char *ret = NULL;
+	unsigned int i, in;
 	char *buf;
 	int fd;
 
@@ -166,8 +223,18 @@ static const char *shmem_out_in(void)
 	fill_pattern(buf, len, 4);
 	if (page_out(buf, len))
 		ret = errno_says("MADV_PAGEOUT of shmem");
+	if (!ret && madvise(buf, len, MADV_WILLNEED))
+		ret = errno_says("MADV_WILLNEED of shmem");
 	if (!ret && mincore(buf, len, vec))
 		ret = errno_says("mincore");
+	for (i = in = 0; !ret && i < TEST_PAGES; i++)
+		in += vec[i] & 1;
+	if (!ret && in < TEST_PAGES) {
+		snprintf(why, sizeof(why),
+			 "mincore() found %u of %u pages read back into the swap cache", in,
+			 (unsigned int)TEST_PAGES);
+		ret = why;
+	}
 	if (!ret)
 		ret = bad_words("read back", buf, len, 4);
 	munmap(buf, len);
@@ -242,8 +309,60 @@ static const char *swapoff_in(void)
 }
 
 /*
+ * Swapped out to the slow device and unmapped while the writes are in
+ * flight: the entries are free but for their folios, which stay in the
+ * swap cache until their writeback ends.  swapoff finds no pte to unuse,
+ * looks each entry's folio up in the swap cache and frees it; a lookup
+ * that missed would retry until a signal, so swapoff runs under an alarm.
+ */
+static void alarm_handler(int sig)
+{
+}
+
+static const char *swapoff_cached(void)
+{
+	struct sigaction sa = { .sa_handler = alarm_handler }, old_sa;
+	size_t len = TEST_PAGES * PAGE_SZ;
+	const char *ret = NULL;
+	long cached;
+	char *buf;
+	int err;
+
+	err = swap_on_as_type(2, false);
+	if (err)
+		ksft_exit_fail_msg("slow swap on as type 2: %s\n", strerror(-err));
+	buf = map_paged_out(len, 10);
+	munmap(buf, len);
+	cached = swapcached_kb();
+	if (writeback_kb() <= 0)
+		ret = "no writeback in flight after the page-out";
+	if (sigaction(SIGALRM, &sa, &old_sa))
+		ksft_exit_fail_msg("sigaction: %s\n", strerror(errno));
+	alarm(STUCK_SECONDS * 2);
+	if (swapoff(SLOW_SWAP_DEV)) {
+		snprintf(why, sizeof(why),
+			 "swapoff with %ld kB in the swap cache: %s (alarm after %d s: it did not find them)",
+			 cached, strerror(errno), STUCK_SECONDS * 2);
+		ret = why;
+	}
+	alarm(0);
+	sigaction(SIGALRM, &old_sa, NULL);
+	/* Which would retry as long: the device stays on, the test cannot go on */
+	if (ret == why)
+		ksft_exit_fail_msg("%s\n", why);
+	if (swap_test_on())
+		ksft_exit_fail_msg("swap back on: %s\n", strerror(errno));
+	return ret;
+}
+
+/*
  * A THP swapped out to the slow device stays in the swap cache; one read
- * maps it again, and once its writeback has ended it is split there
+ * maps it again, and once its writeback has ended it is split there.  The
+ * slow device is type 2, behind the other two: on type 0 the entry key is
+ * the offset, and a split that stored the tails at mainline's index would
+ * store them where the key does.  Mapped, the split folios read right
+ * wherever their slots are: unmapped again, each tail is deleted from the
+ * swap cache at the key's index, which must hold it (DEBUG_VM checks)
  */
 static const char *thp_split(void)
 {
@@ -251,9 +370,11 @@ static const char *thp_split(void)
 	const char *ret = NULL;
 	char cmd[96];
 	char *buf;
+	int ret_on;
 
-	if (swap_slow_on())
-		ksft_exit_fail_msg("slow swap on: %s\n", strerror(errno));
+	ret_on = swap_on_as_type(2, false);
+	if (ret_on)
+		ksft_exit_fail_msg("slow swap on as type 2: %s\n", strerror(-ret_on));
 	set_thp("always");
 	buf = map_anon(THP_SZ);
 	fill_pattern(buf, THP_SZ, 7);
@@ -307,8 +428,15 @@ static const char *uffd_unsupported(void)
 	return "no UFFDIO_MOVE before 6.8";
 }
 
-/* UFFDIO_MOVE of swapped-out pages: the entries move, the data with them */
-static const char *uffd_move(void)
+/*
+ * UFFDIO_MOVE of swapped-out pages read back into the swap cache first
+ * (MADV_WILLNEED, not mapped): move_pages_pte() must find each folio there
+ * and move it with its entry, so that the moved pages read from the swap
+ * cache, nothing from the device.  A lookup that misses leaves an entry
+ * whose folio it cannot see (SWAP_HAS_CACHE): the move retries until a
+ * fatal signal, so the child that moves runs under an alarm.
+ */
+static void uffd_move_child(char *res, size_t res_len)
 {
 	size_t len = TEST_PAGES * PAGE_SZ;
 	char *src = map_anon(len), *dst = map_anon(len), *copy = malloc(len);
@@ -320,16 +448,29 @@ static const char *uffd_move(void)
 		.dst = (unsigned long)dst, .src = (unsigned long)src, .len = len,
 	};
 	const char *ret = NULL;
+	long cached_kb = 0;
+	unsigned long pswpin = 0;
 	int fd;
 
 	if (!copy || madvise(src, len, MADV_NOHUGEPAGE) || madvise(dst, len, MADV_NOHUGEPAGE))
-		ksft_exit_fail_msg("uffd buffers: %s\n", strerror(errno));
+		_exit(3);
 	fill_pattern(src, len, 8);
 	memcpy(copy, src, len);
 	if (page_out(src, len))
-		ksft_exit_fail_msg("MADV_PAGEOUT: %s\n", strerror(errno));
-	fd = uffd_open();
-	if (fd < 0)
+		ret = errno_says("MADV_PAGEOUT");
+	if (!ret) {
+		cached_kb = swapcached_kb();
+		if (madvise(src, len, MADV_WILLNEED))
+			ret = errno_says("MADV_WILLNEED");
+		cached_kb = swapcached_kb() - cached_kb;
+	}
+	if (!ret && cached_kb < (long)(len / 1024 / 2)) {
+		snprintf(why, sizeof(why), "MADV_WILLNEED put %ld kB of %zu in the swap cache",
+			 cached_kb, len / 1024);
+		ret = why;
+	}
+	fd = ret ? -1 : uffd_open();
+	if (!ret && fd < 0)
 		ret = errno_says("userfaultfd");
 	if (!ret && ioctl(fd, UFFDIO_REGISTER, &reg))
 		ret = errno_says("UFFDIO_REGISTER");
@@ -337,13 +478,56 @@ static const char *uffd_move(void)
 		ret = "UFFDIO_MOVE not among the range's ioctls";
 	if (!ret && (ioctl(fd, UFFDIO_MOVE, &move) || move.move != (__s64)len))
 		ret = errno_says("UFFDIO_MOVE");
-	if (!ret && memcmp(dst, copy, len))
-		ret = "the moved pages read back wrong";
-	if (fd >= 0)
-		close(fd);
-	free(copy);
-	munmap(src, len);
-	munmap(dst, len);
+	if (!ret) {
+		pswpin = vmstat_get("pswpin");
+		if (memcmp(dst, copy, len))
+			ret = "the moved pages read back wrong";
+		pswpin = vmstat_get("pswpin") - pswpin;
+	}
+	if (!ret && pswpin) {
+		snprintf(why, sizeof(why),
+			 "the moved pages were read from the device again (pswpin +%lu): their folios were not moved with them",
+			 pswpin);
+		ret = why;
+	}
+	if (ret)
+		snprintf(res, res_len, "%s", ret);
+	_exit(0);
+}
+
+static const char *uffd_move(void)
+{
+	char *res = mmap(NULL, sizeof(why), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	const char *ret = NULL;
+	int status;
+	pid_t pid;
+
+	if (res == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	res[0] = 0;
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		alarm(STUCK_SECONDS);
+		uffd_move_child(res, sizeof(why));
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		ksft_exit_fail_msg("waitpid: %s\n", strerror(errno));
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+		snprintf(why, sizeof(why),
+			 "the moving child still ran after %d s: UFFDIO_MOVE or a fault did not find the swap cache folios",
+			 STUCK_SECONDS);
+		ret = why;
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(why, sizeof(why), "the moving child ended with status %#x", status);
+		ret = why;
+	} else if (res[0]) {
+		snprintf(why, sizeof(why), "%s", res);
+		ret = why;
+	}
+	munmap(res, sizeof(why));
 	return ret;
 }
 
@@ -354,6 +538,8 @@ static const struct path paths[] = {
 	{ .name = "shmem swap-out, mincore and swap-in", .run = shmem_out_in },
 	{ .name = "compaction of swap cache folios", .run = migrate },
 	{ .name = "swapoff with pages out", .run = swapoff_in },
+	{ .name = "swapoff with freed entries' folios in the swap cache", .run = swapoff_cached },
+	{ .name = "swap-in readahead, then unmap", .run = willneed_unmap },
 	{ .name = "THP split in the swap cache", .run = thp_split },
 	{ .name = "UFFDIO_MOVE of swapped-out pages", .run = uffd_move, .unsupported = uffd_unsupported },
 };
