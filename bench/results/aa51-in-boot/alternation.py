@@ -38,7 +38,6 @@ import gzip
 import math
 import os
 import sys
-from collections import defaultdict
 
 import numpy as np
 
@@ -109,7 +108,10 @@ def main():
     if args[:1] == ["--plant"]:
         if len(args) < 2:
             sys.exit("alternation.py: --plant needs a number")
-        plant, args = float(args[1]), args[2:]
+        try:
+            plant, args = float(args[1]), args[2:]
+        except ValueError:
+            sys.exit(f"alternation.py: --plant needs a number, not {args[1]!r}")
     paths = args or [os.path.join(HERE, b + ".log.gz") for b in BOOTS]
     noise = np.random.default_rng(1)
     boots = []
@@ -117,7 +119,10 @@ def main():
     print(f"{'boot':24} {'n':>3} {'lag1':>6} {'lag2':>6} {'H':>7} {'L':>7} "
           f"{'even':>7} {'odd':>7} {'pos1':>7} {'pos2':>7} {'lag1|p':>6}  sign of y in run order")
     for path in paths:
-        runs = load(path)
+        try:
+            runs = load(path)
+        except (OSError, EOFError, UnicodeDecodeError, ValueError) as e:
+            sys.exit(f"alternation.py: {path}: {e}")
         settings = [r["setting"] for r in runs]
         y = 100 * centred([math.log(r["result"][METRIC]) for r in runs], settings)
         ay = alt(y)
