@@ -151,19 +151,19 @@ check(r["paired_changes_pct"] is None and near(r["b_mean"], 6.0), "a base of 0 g
 r = report.paired({"1": 0.0, "2": 0.0, "3": 0.0}, {"1": 0.0, "2": 0.0, "3": 0.0})
 check(near(r["change_pct"], 0.0), "0 against 0 is no change")
 
-# 7. Verdicts, whole reports.  Instructions per swapped-out page 1% lower
+# 7. Verdicts, whole reports.  Instructions per page written 1% lower
 # on B at n = 8 with 0.2% spread: t interval about [-1.17%, -0.83%], B better
 spread = [-0.2, 0.1, -0.1, 0.2, 0.0, -0.3, 0.3, 0.0]   # sd 0.19%
 aa8 = [0.1, -0.1, 0.05, -0.05, 0.0, 0.1, -0.1, 0.0]
-rc, out, err = run_report(results_text([-1 + x for x in spread], aa8, metric="insns_per_pswpout"))
+rc, out, err = run_report(results_text([-1 + x for x in spread], aa8, metric="insns_per_page"))
 v = verdict_line(out, "skip_wb_tags")
-check(rc == 0 and "swap-w-seq.insns_per_pswpout -1.00% [" in v and "n=8" in v and v.endswith("=> B better"),
+check(rc == 0 and "swap-w-seq.insns_per_page -1.00% [" in v and "n=8" in v and v.endswith("=> B better"),
       f"a 1% effect at n = 8 with 0.2% spread is B better ({v[v.find('=>'):]})")
-rc, out, err = run_report(results_text([0.1 + x for x in spread], aa8, metric="insns_per_pswpout"))
+rc, out, err = run_report(results_text([0.1 + x for x in spread], aa8, metric="insns_per_page"))
 v = verdict_line(out, "skip_wb_tags")
 check(rc == 0 and v.endswith("=> equivalent within ±1%"),
       f"a 0.1% effect at n = 8 with 0.2% spread is equivalent within ±1% ({v[v.find('=>'):]})")
-rc, out, err = run_report(results_text([10, -8, 3], [1, -1, 0], metric="insns_per_pswpout"))
+rc, out, err = run_report(results_text([10, -8, 3], [1, -1, 0], metric="insns_per_page"))
 v = verdict_line(out, "skip_wb_tags")
 check(rc == 0 and "=> undecided at this n (MDE " in v and "%)" in v,
       f"n = 3 with 10% spread is undecided at this n, with its MDE ({v[v.find('=>'):]})")
@@ -174,24 +174,24 @@ rc, out, err = run_report(results_text([9, 10, 10, 11, 12], [-1, 0, 1, 0.5, -0.5
 v = verdict_line(out, "skip_wb_tags")
 check(rc == 0 and "swap-w-seq.throughput" in v and v.endswith("=> B better"),
       "without a precise row the verdict falls back to throughput, higher better")
-rc, out, err = run_report(results_text([5, -20, 30, 2, -10], [1, -1, 0, 1, -1], metric="insns_per_pswpout"))
+rc, out, err = run_report(results_text([5, -20, 30, 2, -10], [1, -1, 0, 1, -1], metric="insns_per_page"))
 v = verdict_line(out, "skip_wb_tags")
 check("a context row" in v and "~!c" in out,
       "a headline whose MDE exceeds 10% is a context row, marked c, not a verdict")
 
 # 8. The overhead verdict's row is declared, not the first alphabetically:
-# anon-cow-swap.insns_per_page sorts first, swap-w-seq.insns_per_pswpout is
-# the headline
+# anon-cow-swap.insns_per_page sorts first, swap-w-seq.insns_per_page (the
+# decisive figure, per page written, pre-registered 2026-12-07) is the headline
 lines = []
 for i in range(1, 6):
     for kernel, x in (("stock", 1000.0), ("patched", 1000.0 * (1.001 + i / 10000)), ("stock2", 1000.0)):
-        for wl, m in (("anon-cow-swap", "insns_per_page"), ("swap-w-seq", "insns_per_pswpout")):
+        for wl, m in (("anon-cow-swap", "insns_per_page"), ("swap-w-seq", "insns_per_page")):
             lines += [f"PLAN {kernel} - - {i} {wl}", f"RESULT {kernel} - - {i} {wl} throughput 100",
                       f"RESULT {kernel} - - {i} {wl} {m} {x * (1.2 if wl == 'anon-cow-swap' else 1):.6f}"]
 rc, out, err = run_report("\n".join(lines) + "\n")
 v = verdict_line(out, "overhead")
-check(rc == 0 and "verdict overhead: swap-w-seq.insns_per_pswpout" in v,
-      "the overhead verdict is on swap-w-seq.insns_per_pswpout, whichever row sorts first")
+check(rc == 0 and "verdict overhead: swap-w-seq.insns_per_page" in v,
+      "the overhead verdict is on swap-w-seq.insns_per_page, whichever row sorts first")
 
 # 9. A knob's workload where its mechanism never fires is named so
 lines = []
@@ -356,6 +356,14 @@ def cow_lines(runtime, reboot, aa):
     return text + "\n"
 
 
+def trunks_lines(runtime, reboot, aa):
+    """fidelity_lines' figures as trunks' (margin 0.1 points), without marks"""
+    text = "\n".join(line for line in fidelity_lines(runtime, reboot, aa).splitlines() if "wb_tagged" not in line)
+    for old, new in (("skip_wb_tags", "trunks"), ("ref-tagged-writeback", "ref-one-space-offset")):
+        text = text.replace(old, new)
+    return text + "\n"
+
+
 aa5 = [1.0002, 0.9998, 1.0004, 0.9996, 1.0]
 rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
@@ -376,7 +384,7 @@ check("-10.0% [-10.0%, -9.97%] n=5" in out,
       "each effect is exp(mean ln(B/A)) - 1 with its t interval and n")
 rc, out, err = run_report(fidelity_lines([0.85, 0.851, 0.849, 0.85, 0.8505],
                                          [0.984, 0.9842, 0.9838, 0.9841, 0.9839], aa5))
-check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): NOT faithful" in out and "beyond +-0.1%" in out
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): NOT faithful" in out and "beyond +-0.1959%" in out
       and "runtime -15.0% against reboot -1.60%" in out,
       "a -15% runtime effect against a -1.6% reboot effect is NOT faithful, with the figures")
 rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
@@ -399,30 +407,108 @@ check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): faithful" in out,
       "a SwapCached difference within the range stock's own boots show is agreement")
 rc, out, err = run_report(fidelity_lines([0.90, 0.95, 0.85], [0.9, 0.92, 0.88], [1.0002, 0.9998, 1.0]))
 check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): not shown at this n" in out
-      and "not +-0.1%: not shown faithful at n=3+3" in out,
+      and "not +-0.1959%: not shown faithful at n=3+3" in out,
       "a difference whose interval reaches past the margin is not shown faithful, and says so")
-# Resolved within 0.2% but not 0.1%: not shown, with the margin it did show
-rc, out, err = run_report(fidelity_lines([0.90, 0.9012, 0.8988, 0.9, 0.9004],
-                                         [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
-check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): not shown at this n" in out
+# Resolved within 0.15% but not 0.1%: trunks (margin 0.1 points: 10% of
+# its +0.151% is less) not shown, with the margin it did show
+rc, out, err = run_report(trunks_lines([0.90, 0.9012, 0.8988, 0.9, 0.9004],
+                                       [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
+check(rc == 0 and "fidelity trunks (knob pass, hooked): not shown at this n" in out
       and "shown within +-0.1" in out and "not +-0.1%" in out,
-      "a difference shown within 0.1-0.2% is not shown faithful at the 0.1% margin")
-# The margin is the workload's: the same figures on anon-cow-swap, whose
-# declared margin is 0.3%, show cow_free faithful
+      "a difference shown within 0.1-0.2% is not shown faithful at trunks' 0.1-point margin")
+# The margin is the knob's: the same figures for cow_free, whose margin
+# is 10% of its published +1.856%, 0.1856 points, show it faithful
 rc, out, err = run_report(cow_lines([0.90, 0.9012, 0.8988, 0.9, 0.9004], [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
 check(rc == 0 and "fidelity cow_free (knob pass, hooked): faithful (ref-cow-kept vs stock)" in out
-      and "(margin +-0.3%)" in out,
-      "a difference shown within 0.1-0.2% on anon-cow-swap is faithful at its 0.3% margin")
+      and "(margin +-0.1856%)" in out,
+      "the same difference for cow_free is faithful at its margin, 10% of its published reboot effect")
 # ... and figures shown only within +-0.35% are not shown there
 rc, out, err = run_report(cow_lines([0.90, 0.904, 0.896, 0.9, 0.9012], [0.9, 0.9002, 0.8998, 0.9001, 0.8999], aa5))
-check(rc == 0 and "fidelity cow_free (knob pass, hooked): not shown at this n" in out and "not +-0.3%" in out,
-      "a difference shown only beyond 0.3% on anon-cow-swap is not shown faithful at its margin")
+check(rc == 0 and "fidelity cow_free (knob pass, hooked): not shown at this n" in out and "not +-0.1856%" in out,
+      "a difference shown only beyond cow_free's margin is not shown faithful")
 # The control: a boot-level A/A that is itself not within the margin
 rc, out, err = run_report(fidelity_lines([0.90, 0.9003, 0.8997, 0.9, 0.9001],
                                          [0.9, 0.9002, 0.8998, 0.9001, 0.8999], [1.002, 0.998, 1.004, 0.996, 1.0]))
 check(rc == 0 and "fidelity skip_wb_tags (knob pass, hooked): not shown at this n" in out
-      and "the boot-level A/A is not shown within +-0.1%" in out,
+      and "the boot-level A/A is not shown within +-0.1959%" in out,
       "where the boot-level A/A is not within the margin the pass cannot show fidelity, and says so")
+
+# 11a. The pre-registration (bench/README.md, 2026-12-07).  The margin
+# rule: max(0.1 points, 10% of the knob's published reboot effect)
+check(near(report.knob_margin("trunks"), 0.1) and near(report.knob_margin("offset_key"), 0.1817)
+      and near(report.knob_margin("offset_key.trunks0"), 0.1733)
+      and near(report.knob_margin("skip_wb_tags"), 0.1959) and near(report.knob_margin("cow_free"), 0.1856),
+      "margin rule: 0.1 points for trunks (+0.151%), 10% of the effect for the others")
+check(near(report.fidelity_margin("swap-w-seq", "insns_per_page", "trunks"), 0.1)
+      and near(report.fidelity_margin("anon-cow-swap", "insns_per_page", "cow_free"), 0.1856)
+      and near(report.fidelity_margin("swap-w-seq", "guest_ns_per_page", "skip_wb_tags"), 1.0),
+      "a knob's margin applies to its decisive figure only; other figures keep FIDELITY_MARGINS'")
+# The n rule's power, against the textbook form with a known reboot
+# effect (sd 0): TOST at +-m with n pairs of sd s has power
+# 2 F(n-1)(ln(1+m)/(s/sqrt n) - t(0.95, n-1)) - 1 at a true 0 (scipy)
+from scipy import stats as _st
+for n in (5, 12, 30):
+    se = 0.001 / math.sqrt(n)
+    want = 2 * _st.t.cdf(math.log1p(0.001) / se - _st.t.ppf(0.95, n - 1), n - 1) - 1
+    check(abs(report.tost_power(0.1, n, 0.0, None, 0.1) - want) < 1e-12,
+          f"TOST power at n={n}, sd 0.1%, margin 0.1: {want:.4f}")
+# pairs_needed_tost: the smallest n reaching the power, n - 1 short of it
+for sd_rt, sd_rb, n_rb, m in ((0.104, 0.0522, 10, 0.1), (0.104, 0.0664, 10, 0.1817), (0.3, 0.05, 10, 0.2)):
+    n = report.pairs_needed_tost(sd_rt, sd_rb, n_rb, m)
+    check(n is not None and report.tost_power(sd_rt, n, sd_rb, n_rb, m) >= 0.9
+          and report.tost_power(sd_rt, n - 1, sd_rb, n_rb, m) < 0.9,
+          f"n rule: {n} pairs reach power 0.9 (sd {sd_rt}%, reboot {sd_rb}% x {n_rb}, margin {m}), {n - 1} do not")
+check(report.pairs_needed_tost(0.492, 0.4455, 50, 0.1856) is None,
+      "n rule: none when the reboot side alone (0.4455%/sqrt 50) is too wide for the margin")
+# The registered n follow the rule (capped at PAIRS_CAP), bench/ab.sh runs
+# them, and P(all faithful) is the product of the powers
+plan, p_all = report.registered_plan()
+check(all(report.REGISTERED_PAIRS[k] == v["n"] for k, v in plan.items())
+      and [v["n"] for v in plan.values()] == [6, 7, 19, 6, 40],
+      f"registered n per knob are the rule's: {[(k, v['n']) for k, v in plan.items()]}")
+check(abs(p_all - math.prod(v["power"] for v in plan.values())) < 1e-12 and round(p_all, 3) == 0.107,
+      f"P(every knob faithful | truth perfect) = product of the powers = {p_all:.3f}")
+with open(os.path.join(HERE, "ab.sh")) as f:
+    ab_line = next(line for line in f if line.startswith("REGISTERED_PAIRS="))
+ab_pairs = dict((c, int(n)) for c, n in (x.split(":") for x in ab_line.strip().split("=", 1)[1].split("+")))
+check(ab_pairs == report.REGISTERED_PAIRS, f"bench/ab.sh's REGISTERED_PAIRS are report.py's ({ab_pairs})")
+
+
+# make ab's knob pass alone: each knob against its reboot effect as
+# published; n need printed per row
+def knob_pass_lines(knob, workload, ratios):
+    lines = []
+    for i, r in enumerate(ratios, 1):
+        for side, x in (("0", 1000.0), ("1", 1000.0 * r)):
+            lines += [f"PLAN patched {knob} {side} {i} {workload}",
+                      f"RESULT patched {knob} {side} {i} {workload} throughput 100",
+                      f"RESULT patched {knob} {side} {i} {workload} insns_per_page {x:.6f}",
+                      f"RESULT patched {knob} {side} {i} {workload} insns_per_pswpout {x * 1.01:.6f}",
+                      f"RESULT patched {knob} {side} {i} {workload} mainline_ops 0",
+                      f"RESULT patched {knob} {side} {i} {workload} key_hooked "
+                      f"{int(knob in ('offset_key', 'offset_key.trunks0', 'trunks'))}"]
+    return "\n".join(lines) + "\n"
+
+
+near_pub = [0.98041 * (1 + d / 10000) for d in (1, -1, 0.5, -0.5, 0, 1, -1, 0)]
+rc, out, err = run_report(knob_pass_lines("skip_wb_tags", "swap-w-seq", near_pub))
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, B unhooked): faithful (ref-tagged-writeback vs stock, as published "
+      "in 20261205-6.12-sequential)" in out and "(margin +-0.1959%)" in out and " pub " in out,
+      "without a reboot A/B in the run, the knob pass is judged against the published effect")
+row = next(line for line in out.splitlines() if line.startswith("skip_wb_tags ") and "insns_per_page" in line)
+sd = 100 * float(report.np.std([math.log(r) for r in near_pub], ddof=1))
+want = report.pairs_needed_tost(sd, 0.0648, 10, 0.1959)
+check(f" {want} " in row and want == 2, f"its row prints the n its spreads need ({want}): {row.split('%')[-2:]}")
+rc, out, err = run_report(knob_pass_lines("skip_wb_tags", "swap-w-seq", [0.985 * (1 + d / 10000) for d in (1, -1, 0, 0.5, -0.5, 0)]))
+check(rc == 0 and "fidelity skip_wb_tags (knob pass, B unhooked): NOT faithful" in out and "beyond +-0.1959%" in out,
+      "a knob pass -1.5% against the published -1.96% is NOT faithful at 0.196 points")
+check("verdict skip_wb_tags: swap-w-seq.insns_per_page" in out and "per swapped-out page" in out
+      and "(printed, not deciding)" in out,
+      "the verdict is on instructions per page written, per swapped-out page beside it")
+rc, out, err = run_report(knob_pass_lines("trunks", "swap-w-seq", [1.0015] * 4))
+check(rc == 0 and "the key site hooked on both sides (key_hooked=1), the other sites unhooked at 1" in out
+      and "fidelity trunks (knob pass, key site hooked)" in out,
+      "key-site-only hooking (mainline_ops 0, key_hooked 1) is named so")
 
 # 11b. The AB/BA crossover: d = tau + pi where A ran first, tau - pi where
 # B did.  Constant d per order: tau = 0.01, pi = 0.003 exactly, whatever
@@ -500,7 +586,7 @@ check(rc == 0 and "fidelity skip_wb_tags (fresh boot): faithful" in out
       "fresh boots make a runtime A/B of their own, judged against the reboot A/B")
 # A fresh-boot effect 0.5% off the reboot one is not faithful
 rc, out, err = run_report("\n".join(fresh + boot_lines([r * 1.005 for r in ten], aa10)) + "\n")
-check(rc == 0 and "fidelity skip_wb_tags (fresh boot): NOT faithful" in out and "beyond +-0.1%" in out,
+check(rc == 0 and "fidelity skip_wb_tags (fresh boot): NOT faithful" in out and "beyond +-0.1959%" in out,
       "a fresh-boot effect 0.5% away from the reboot effect is NOT faithful")
 
 # A fresh boot's runs record mainline_ops: labelled by it, and runs
@@ -527,12 +613,12 @@ for i in range(1, 4):
         for side, o, x in zip(sides, ops, (1010.0, 1000.0)):
             lines += [f"PLAN patched {knob} {side} {i} swap-w-seq",
                       f"RESULT patched {knob} {side} {i} swap-w-seq throughput 100",
-                      f"RESULT patched {knob} {side} {i} swap-w-seq insns_per_pswpout {x}",
+                      f"RESULT patched {knob} {side} {i} swap-w-seq insns_per_page {x}",
                       f"RESULT patched {knob} {side} {i} swap-w-seq mainline_ops {o}"]
 rc, out, err = run_report("\n".join(lines) + "\nNOTE patched a note\nNOTE patched a note\n")
 check(rc == 0 and "hook dispatch: A = hooked at mainline (mainline_ops=1), B = unhooked (mainline_ops=0)" in out
       and "every knob at 1 on both sides, hooked at mainline (mainline_ops=1)" in out
-      and "verdict hook_dispatch: swap-w-seq.insns_per_pswpout -0.99%" in out and "mainline_ops" not in
+      and "verdict hook_dispatch: swap-w-seq.insns_per_page -0.99%" in out and "mainline_ops" not in
       out.split("== verdicts")[0].split("workload.metric")[-1],
       "the hook dispatch row and the hooked A/A are titled by what ran")
 check(out.count("NOTE patched a note") == 1, "a NOTE line is shown once")
