@@ -5,10 +5,15 @@
 # builds it: make module KDIR=<kernel build dir>.
 
 define HELP
-make ab      the A/B benchmark: each knob at 0 and 1 in the VM, and the
-             stock kernel against the patched one without the module;
-             LKP-style tables, CSV/JSON and plots (bench/ab.sh has the
-             profile variables: RUNS, KNOBS, WORKLOADS, NR_TASK, MEM, ...)
+make ab      the user's A/B: one boot of the patched kernel in the VM,
+             each knob flipped at runtime, with the in-boot A/A and the
+             hook dispatch pairs, the pre-registered n per knob, and
+             stock against patched boots; LKP-style tables, verdicts,
+             CSV/JSON and plots (bench/README.md: the method and the
+             profile variables)
+make study STUDY=fidelity|locks|simultaneous  a validation study on
+             demand, into its own results folder: the runtime A/B
+             against reference kernels, the lock pass, both sides at once
 make report  the tables, CSV, JSON and plots of a results folder again,
              from its raw lines and provenance (RESULTS=dir; default:
              bench/results and every folder under it)
@@ -69,7 +74,7 @@ KVER=6.1     any of these for Linux 6.1 alone (core-patch/6.1/,
 endef
 
 .DEFAULT_GOAL := help
-.PHONY: help ab check demo fleet fleet-kernel hook-cost hook-cost-update lint module mutants \
+.PHONY: help ab study check demo fleet fleet-kernel hook-cost hook-cost-update lint module mutants \
 	dkms-deb dkms-src clean report
 
 help:
@@ -87,7 +92,12 @@ KVER ?= 6.12
 export KVER
 
 ab:
-	bench/ab.sh
+	STUDY= bench/ab.sh
+
+STUDY ?=
+study:
+	@[ -n "$(STUDY)" ] || { echo "make study: STUDY=fidelity, locks or simultaneous" >&2; exit 2; }
+	STUDY=$(STUDY) bench/ab.sh
 
 RESULTS ?=
 report:

@@ -1,124 +1,131 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make ab: the A/B benchmark in the VM.  Builds the kernels, then
-#   1. one boot of the patched kernel: for each knob, pairs of runs at 0
-#      and 1 in a random order per pair, A/A pairs (every knob at 1
-#      on both sides, the module loaded with mainline_ops=1 so that every
-#      site is hooked, as on an A side) and hook dispatch pairs (hooked at
-#      mainline against unhooked) for each workload;
-#   2. BOOT_RUNS rounds of boots, in a random order per round, of the stock
-#      kernel, the same stock source built a second time (A/A), the
-#      patched kernel without the module and with it loaded, every knob
-#      at 1: the cost of the hook points; and (FIDELITY=1) the reference
-#      kernels of bench/reference/knobs, each running its knob's
-#      workloads, the stock kernels all of them: each knob's reboot A/B,
-#      which report.py sets beside its runtime A/B of pass 1; and
-#      (FRESH=1) fresh boots of the patched kernel with the module, each
-#      knob set after boot to one side of an A/B, one run per boot: each
-#      knob's runtime A/B measured as its reboot A/B is, with nothing the
-#      knob pass's runs before left behind;
-#   3. the lock pass: one boot of the lock pass kernel (vm/locks.config:
-#      lock_stat, no runtime text patching) on multi-threaded TCG, one
-#      host thread per vCPU; locktorture's positive control, then pairs
-#      of skip_wb_tags, offset_key.trunks0 and trunks (and A/A pairs)
-#      under global memory pressure, counting contentions and wait time
-#      per lock class and contention point: timings from it are not
-#      compared.
-# MODE=simultaneous instead compares two ways of running the same pairs,
-# on the knobs with a per-cgroup setting (skip_wb_tags, cow_free), one
-# boot each in an order drawn from SEED:
-#   - sequential: the knob pairs of pass 1 above, RUNS pairs (label
-#     "sequential");
-#   - simultaneous: both sides of a pair at once in two sibling cgroups,
-#     each with its own setting (bench/bench mode=simultaneous), SIM_RUNS
-#     pairs (label "simultaneous"), A/A pairs beside them;
-# and report.py adds each mode's interval widths and A/A spreads, the
-# interference (a mainline side next to an old-policy partner vs next to
-# a mainline one) and each pass's wall time.
-# Then bench/report.py's paired tables, verdicts and plots, with the
-# provenance, in a results folder.  Every figure comes from bench/bench's
-# RESULT lines; a failed run or VM fails make ab after the report.
+# make ab: the user's A/B in the VM, one boot of the patched kernel with
+# the module, each knob flipped at runtime, and the cost of the hook
+# points (bench/README.md has the method and the pre-registration):
+#   1. the knob pass: one boot of the patched kernel, for each knob pairs
+#      of runs at 0 and 1 (its headline workload: swap-w-seq, and
+#      anon-cow-swap for cow_free), beside them the in-boot A/A pairs
+#      (every knob at 1 on both sides) and the hook dispatch pairs
+#      (hooked at mainline against unhooked), in rounds whose order is
+#      drawn from SEED, each comparison's n as pre-registered (PAIRS);
+#   2. the overhead rounds: BOOT_RUNS rounds of boots, in an order drawn
+#      per round, of the stock kernel, the patched kernel without the
+#      module and with it loaded, every knob at 1: what the hook points
+#      and the loaded module cost;
+# then bench/report.py's tables and verdicts: each knob's in-boot effect
+# and its difference from the reboot A/B as published (the registration's
+# constants), in a results folder.
+# make study STUDY=... runs one of the validation studies instead, each
+# into its own folder:
+#   fidelity      the knob pass (1.) and BOOT_RUNS rounds of boots of the
+#                 stock kernel, the same source built a second time
+#                 (stock2: the boot A/A), the reference kernels of
+#                 bench/reference/knobs and fresh boots of the patched
+#                 kernel with each knob set after boot to one side: each
+#                 knob's reboot A/B measured again beside its runtime A/Bs
+#   locks         one boot of the lock pass kernel (vm/locks.config:
+#                 lock_stat, no runtime text patching) on multi-threaded
+#                 TCG: locktorture's positive control, then pairs of
+#                 skip_wb_tags, offset_key.trunks0 and trunks (and A/A)
+#                 under global memory pressure, counting contentions and
+#                 wait time per lock class and contention point
+#   simultaneous  on skip_wb_tags and cow_free, the knob pairs one after
+#                 the other against both sides at once in two sibling
+#                 cgroups, one boot each in an order drawn from SEED
+# Every figure comes from bench/bench's RESULT lines; a failed run or VM
+# fails the run after the report.
 #
-# Profile (environment):
-#   MODE=sequential   or simultaneous (above)
-#   RUNS=8            pairs per knob and workload (and of the lock pass)
-#   BOOT_RUNS=10      boot rounds.  The defaults follow the A/A spreads
-#                     (bench/report.py's n2% column: the pairs a row's
-#                     spread needs for 2% at 80% power): 0.2-0.5% per pair
-#                     for instructions per page in the knob pass needs 3-5
-#                     pairs, the boot-level A/A of anon-cow-swap (~0.5%,
-#                     ~1% across boots) about 8-10; throughput rows (8.5%
-#                     and more) would need hundreds and are context rows
-#   SIM_RUNS=2*RUNS   pairs of MODE=simultaneous: a pair there costs about
-#                     half a sequential one (both halves run at once)
+# Profile (environment); bench/README.md "Profile variables" lists which
+# each study reads:
+#   STUDY=            empty: the A/B above; fidelity, locks, simultaneous
+#   RUNS=             every comparison's pairs (and the lock pass's);
+#                     unset: the pre-registered n per comparison (PAIRS
+#                     below; RUNS=8 for the lock pass, SIM_RUNS=2*8)
+#   BOOT_RUNS=5       boot rounds (10 in STUDY=fidelity)
 #   KNOBS=offset_key+offset_key.trunks0+trunks+skip_wb_tags+cow_free
-#                     (none: boot-level comparison only)
-#   WORKLOADS=        only these (bench/bench names them)
+#                     (none: the overhead rounds only)
+#   WORKLOADS=swap-w-seq+anon-cow-swap   the knob pass's workloads (the
+#                     knobs' headline ones; empty: all of each knob's)
 #   NR_TASK=2 MEM=32  usemem processes; memory.high (MB) of the cgroup
 #   PMEM_MB=128       of the VM's RAM as the pmem swap device
 #   SWAP_DISK_MB=256  the virtio-blk swap device of the *-async workloads
 #   FULL=0            1: every workload everywhere, 10 s pmbench
-#   AA=1 OVERHEAD=1 LOCKS=1 KNOB_PASS=1   0 leaves that part out (KNOB_PASS:
-#                     pass 1)
-#   FIDELITY=1        the reference kernels in the boot rounds (6.12,
-#                     MODE=sequential; builds them); HOOK=0: no hook
-#                     dispatch pairs
-#   FRESH=$FIDELITY   the fresh boots (above) in the boot rounds, for the
-#                     knobs of the fidelity pass
-#   HOOKED=offset_key+offset_key.trunks0+trunks   the knobs whose pairs
-#                     and fresh boots run with every site hooked on both
-#                     sides (the module's mainline_ops; bench/bench
-#                     hooked=); the others' side 1 runs unhooked.  none:
-#                     every side 1 unhooked (empty: the default)
-#   BOOT_WARM=        1: each boot runs each of its workloads once first,
-#                     unrecorded, as the knob pass does (default: 1 without
-#                     icount, 0 under it, where a first run measured the
-#                     same as the next)
-#   MODULE_KO=        pack this swapcache_ab.ko instead of module/'s (to
-#                     try a module variant)
-#   LOCK_CPUS=2       vCPUs of the lock pass: at most the host's cores,
+#   AA=1 HOOK=1 OVERHEAD=1   0 leaves out the A/A pairs, the hook
+#                     dispatch pairs, the overhead rounds
+#   LOCK_CPUS=2       vCPUs of the lock study: at most the host's cores,
 #                     since a vCPU preempted while it holds a guest lock
 #                     makes contention that no machine has
-#   LOCK_TASKS=2*LOCK_CPUS  usemem processes of the lock pass
+#   LOCK_TASKS=2*LOCK_CPUS  usemem processes of the lock study
 #   LOCK_PMEM_MB=512  its pmem swap device, of the VM's 1536 MB
-#   ICOUNT=1          -icount for passes 1 and 2: guest time counts
-#                     instructions, so timings measure path length and
-#                     barely move with host load (0 for KVER=6.1: below)
+#   ICOUNT=1          -icount: guest time counts instructions, so timings
+#                     measure path length and barely move with host load
+#                     (0 for KVER=6.1, which does not boot under it here)
+#   BOOT_WARM=        1: each boot runs each of its workloads once first,
+#                     unrecorded (default: 1 without icount, 0 under it)
+#   MODULE_KO=        pack this swapcache_ab.ko instead of module/'s
 #   SEED=             seed of every random order (default: the time)
 #   AB_RESULTS=dir    where the results go (build/ab-results/<date>)
 #   PUBLISH=1         into a new run folder under bench/results/ instead,
-#                     <date>-<KVER>-<MODE>[-noicount][-locks]: results.txt.gz,
-#                     provenance.json, table.txt and a README.md are kept
-#                     there (bench/results/.gitignore), the rest is made
-#                     again by make report RESULTS=dir.  make ab refuses to
-#                     write under bench/results/ from a tree with changes
-#                     (git status --porcelain outside build/)
+#                     <date>-<KVER>-<ab|fidelity|locks|simultaneous>[-noicount]:
+#                     results.txt.gz, provenance.json, table.txt and a
+#                     README.md (bench/results/.gitignore); refused from a
+#                     tree with changes (git status --porcelain outside
+#                     build/)
+# The hooking of each knob's sides is not a choice: bench/bench's rule
+# (bench/README.md, "Hooked sides").
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/vm/lib.sh"
 cd "$top"
 
-MODE=${MODE:-sequential} RUNS=${RUNS:-8} BOOT_RUNS=${BOOT_RUNS:-10}
+# The pre-registered pairs per comparison of the knob pass (bench/README.md,
+# "Pre-registration"; report.py's REGISTERED_PAIRS, which test-report.py
+# checks against this line and against the n rule)
+REGISTERED_PAIRS=offset_key:6+offset_key.trunks0:7+trunks:19+skip_wb_tags:6+cow_free:40+aa@swap-w-seq:16+aa@anon-cow-swap:16+hook_dispatch:8
+STUDY=${STUDY:-}
+# What each study runs: the knob pass, the overhead rounds, the
+# reference kernels and fresh boots, the lock pass, the mode
+KNOB_PASS=1 FIDELITY=0 LOCKS=0 MODE=sequential
+case $STUDY in
+'') OVERHEAD=${OVERHEAD:-1} BOOT_RUNS=${BOOT_RUNS:-5} ;;
+fidelity) OVERHEAD=0 FIDELITY=1 BOOT_RUNS=${BOOT_RUNS:-10} ;;
+locks) OVERHEAD=0 KNOB_PASS=0 LOCKS=1 ;;
+simultaneous) OVERHEAD=0 MODE=simultaneous ;;
+*) die "STUDY is fidelity, locks or simultaneous (or empty: the A/B), not '$STUDY'" ;;
+esac
+BOOT_RUNS=${BOOT_RUNS:-0}
+[ -z "${HOOKED:-}" ] || die "HOOKED is gone: the hooking is bench/bench's rule (bench/README.md, Hooked sides)"
+[ -z "${FRESH:-}" ] || die "FRESH is gone: the fresh boots are in STUDY=fidelity"
+PAIRS=''
+if [ -n "${RUNS:-}" ]; then
+	case $RUNS in '' | *[!0-9]* | 0) die "RUNS is a positive number, not '$RUNS'" ;; esac
+elif [ "$MODE" = sequential ] && [ "$LOCKS" = 0 ]; then
+	PAIRS=$REGISTERED_PAIRS
+fi
+RUNS=${RUNS:-8}
 case $MODE in
 sequential)
 	KNOBS=${KNOBS:-offset_key+offset_key.trunks0+trunks+skip_wb_tags+cow_free}
-	WORKLOADS=${WORKLOADS:-} OVERHEAD=${OVERHEAD:-1} LOCKS=${LOCKS:-1} ;;
+	WORKLOADS=${WORKLOADS-swap-w-seq+anon-cow-swap} ;;
 simultaneous)
 	KNOBS=${KNOBS:-skip_wb_tags+cow_free} WORKLOADS=${WORKLOADS:-swap-w-seq+anon-cow-swap}
-	SIM_RUNS=${SIM_RUNS:-$((2 * RUNS))} OVERHEAD=0 LOCKS=0 ;;
-*) die "MODE is sequential or simultaneous, not '$MODE'" ;;
+	SIM_RUNS=${SIM_RUNS:-$((2 * RUNS))} ;;
 esac
+# pairs= names only knobs of the pass: the registered n of the others drop
+if [ -n "$PAIRS" ]; then
+	PAIRS=$(echo "$PAIRS" | tr + '\n' | while IFS=: read -r c n; do
+		case ${c%%@*} in aa) [ "${AA:-1}" = 1 ] || continue ;; hook_dispatch) [ "${HOOK:-1}" = 1 ] || continue ;;
+		*) case +$KNOBS+ in *"+${c%%@*}+"*) ;; *) continue ;; esac ;; esac
+		case $c in *@*) case "+$WORKLOADS+" in "++" | *"+${c#*@}+"*) ;; *) continue ;; esac ;; esac
+		echo "$c:$n"
+	done | paste -sd+)
+fi
 SIM_RUNS=${SIM_RUNS:-0}
 NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
-AA=${AA:-1} HOOK=${HOOK:-1} HOOKED=${HOOKED:-offset_key+offset_key.trunks0+trunks} KNOB_PASS=${KNOB_PASS:-1}
-if [ "$HOOKED" != none ]; then
-	for knob in ${HOOKED//+/ }; do
-		case $knob in offset_key | offset_key.trunks0 | trunks | skip_wb_tags | cow_free) ;;
-		*) die "HOOKED: '$knob' is not a knob (none, alone, for no knob)" ;; esac
-	done
-fi
+AA=${AA:-1} HOOK=${HOOK:-1}
 LOCK_CPUS=${LOCK_CPUS:-2} LOCK_PMEM_MB=${LOCK_PMEM_MB:-512}
 LOCK_TASKS=${LOCK_TASKS:-$((2 * LOCK_CPUS))}
 # Whether pass 3 runs (it needs knobs to pair)
@@ -128,13 +135,9 @@ if [ "$lock_pass" = 1 ] && [ "$LOCK_CPUS" -gt "$(nproc)" ]; then
 	die "LOCK_CPUS=$LOCK_CPUS is more than this host's $(nproc) cores: a vCPU preempted while holding a guest lock would make contention no machine has"
 fi
 # The reboot A/Bs: reference kernels are stock 6.12 plus a patch
-fidelity_default=1
-{ [ "$KVER" != 6.12 ] || [ "$MODE" != sequential ] || [ "$KNOBS" = none ]; } && fidelity_default=0
-FIDELITY=${FIDELITY:-$fidelity_default}
 fid_knobs='' ref_kernels=''
 if [ "$FIDELITY" = 1 ]; then
-	[ "$KVER" = 6.12 ] || die "FIDELITY=1: bench/reference/ has reference kernels for 6.12 only"
-	[ "$MODE" = sequential ] || die "FIDELITY=1 runs with MODE=sequential"
+	[ "$KVER" = 6.12 ] || die "STUDY=fidelity: bench/reference/ has reference kernels for 6.12 only"
 	while read -r knob a b; do
 		case $knob in '' | '#'*) continue ;; esac
 		echo "+$KNOBS+" | grep -q "+$knob+" || continue
@@ -143,18 +146,18 @@ if [ "$FIDELITY" = 1 ]; then
 			case " $ref_kernels " in *" $k "*) ;; *) [ "$k" = stock ] || ref_kernels+="${ref_kernels:+ }$k" ;; esac
 		done
 	done <"$top/bench/reference/knobs"
-	[ -n "$fid_knobs" ] || die "FIDELITY=1: none of KNOBS=$KNOBS is in bench/reference/knobs"
+	[ -n "$fid_knobs" ] || die "STUDY=fidelity: none of KNOBS=$KNOBS is in bench/reference/knobs"
 fi
-# The fresh boots: each the patched kernel with the module, the knobs set
-# after boot as the sides listed (one setting: offset_key.trunks0=1 is
-# trunks=0 with offset_key=1, and every knob's side 1 is every knob at 1),
-# running the workloads of those knobs; the knobs of HOOKED boot apart
-# from the others, with mainline_ops on; cow_free's side 1 boots on its
-# own, so that both its sides run the same workloads in the same order
-FRESH=${FRESH:-$FIDELITY}
+# The fresh boots (STUDY=fidelity): each the patched kernel with the
+# module, the knobs set after boot as the sides listed (one setting:
+# offset_key.trunks0=1 is trunks=0 with offset_key=1, and every knob's
+# side 1 is every knob at 1), running the workloads of those knobs; the
+# key knobs (hooked on both sides, bench/bench's rule) boot apart from
+# the others; cow_free's side 1 boots on its own, so that both its sides
+# run the same workloads in the same order
+HOOKED=offset_key+offset_key.trunks0+trunks
 fresh_boots=''
-if [ "$FRESH" = 1 ]; then
-	[ "$FIDELITY" = 1 ] || die "FRESH=1 runs in the fidelity pass: FIDELITY=1"
+if [ "$FIDELITY" = 1 ]; then
 	for sides in offset_key:0 offset_key.trunks0:0 offset_key.trunks0:1+trunks:0 skip_wb_tags:0 \
 		offset_key:1+trunks:1+skip_wb_tags:1 cow_free:0 cow_free:1; do
 		for hooked in 1 0; do
@@ -186,9 +189,7 @@ tree_changes=$(git status --porcelain -- . ':(exclude)build' 2>/dev/null || echo
 head_commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 if [ "${PUBLISH:-0}" = 1 ]; then
 	[ -z "${AB_RESULTS:-}" ] || die "PUBLISH=1 picks the folder itself: leave AB_RESULTS unset"
-	# -locks: the lock pass alone
-	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-$MODE$([ "$ICOUNT" = 1 ] || echo -noicount)$(
-		[ "$KNOB_PASS$OVERHEAD$FIDELITY$LOCKS" != 0001 ] || echo -locks)
+	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-${STUDY:-ab}$([ "$ICOUNT" = 1 ] || echo -noicount)
 	[ ! -e "$AB_RESULTS" ] || die "$AB_RESULTS exists: a run folder is never written twice"
 fi
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
@@ -206,10 +207,12 @@ export VM_ICOUNT_SLEEP=on
 
 start=$SECONDS
 prepare_vm patched module
+# stock for the overhead rounds and the reboot A/Bs, stock2 (the boot
+# A/A) for the reboot A/Bs only
 if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
 	vm/build-kernel.sh stock
-	vm/build-kernel.sh stock2
 fi
+[ "$FIDELITY" = 1 ] && vm/build-kernel.sh stock2
 for k in $ref_kernels; do vm/build-kernel.sh "$k"; done
 mkdir -p "$out/vm" "$BUILD_DIR/vm"
 initrd=$BUILD_DIR/vm/initramfs.cpio.gz
@@ -237,7 +240,7 @@ shuffle() { # salt words...
 
 # bench/bench's arguments that every pass shares
 common_args() { # nr_task icount
-	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2,hooked=$HOOKED${WORKLOADS:+,workloads=$WORKLOADS}"
+	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2${WORKLOADS:+,workloads=$WORKLOADS}"
 }
 common=$(common_args "$NR_TASK" "$ICOUNT")
 
@@ -288,13 +291,14 @@ if [ "$MODE" = simultaneous ]; then
 		fi
 	done
 elif [ "$KNOBS" != none ] && [ "$KNOB_PASS" = 1 ]; then
-	log "pass 1: knob pairs on the patched kernel: $KNOBS, $RUNS pairs each, seed $SEED"
+	log "pass 1: knob pairs on the patched kernel: $KNOBS, ${PAIRS:-$RUNS pairs each}, seed $SEED"
 	VM_ICOUNT=$ICOUNT boot knobs patched patched \
-		"mode=knobs,runs=$RUNS,knobs=$KNOBS,aa=$AA,hook=$HOOK,$common" "knob pairs"
+		"mode=knobs,runs=$RUNS${PAIRS:+,pairs=$PAIRS},knobs=$KNOBS,aa=$AA,hook=$HOOK,$common" "knob pairs"
 fi
 
 if [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; then
-	round=(stock stock2)
+	round=(stock)
+	[ "$FIDELITY" = 1 ] && round+=(stock2)
 	[ "$OVERHEAD" = 1 ] && round+=(patched module)
 	[ "$FIDELITY" = 1 ] && log "fidelity: the reboot A/B of $fid_knobs on $ref_kernels, in the boot rounds"
 	[ -n "$fresh_boots" ] && log "fidelity: fresh boots of the patched kernel, one side each: ${fresh_boots//fresh:/}"
@@ -345,7 +349,8 @@ module_srcversion() {
 }
 module_ko=${MODULE_KO:-$top/module/swapcache_ab.ko}
 booted=patched
-{ [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; } && booted+=" stock stock2"
+{ [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; } && booted+=" stock"
+[ "$FIDELITY" = 1 ] && booted+=" stock2"
 booted+=" $ref_kernels"
 [ "$lock_pass" = 1 ] && booted+=" locks"
 python3 - "$out/provenance.json" <<EOF
@@ -358,18 +363,18 @@ json.dump({
     "kernel_config_sha256_by_kernel": {$(for k in $booted; do printf '"%s": "%s", ' "$k" "$(config_sha256 "$k")"; done)},
     "module_ko": "$module_ko",
     "module_srcversion": "$(module_srcversion "$module_ko")",
-    "profile": {"MODE": "$MODE", "RUNS": $RUNS, "BOOT_RUNS": $BOOT_RUNS, "SIM_RUNS": $SIM_RUNS,
+    "profile": {"STUDY": "$STUDY", "MODE": "$MODE", "RUNS": $RUNS, "PAIRS": "$PAIRS", "BOOT_RUNS": $BOOT_RUNS, "SIM_RUNS": $SIM_RUNS,
                 "KNOBS": "$KNOBS", "WORKLOADS": "$WORKLOADS",
                 "NR_TASK": $NR_TASK, "MEM": $MEM, "PMEM_MB": $PMEM_MB,
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
                 "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "KNOB_PASS": $KNOB_PASS, "LOCK_CPUS": $LOCK_CPUS,
                 "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
-                "FIDELITY": $FIDELITY, "FRESH": $FRESH, "HOOK": $HOOK, "HOOKED": "$HOOKED", "BOOT_WARM": $BOOT_WARM,
+                "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
     "kernel_releases": {"patched": "$(kernel_release patched)",
                         "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && kernel_release stock)",
-                        "stock2": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && kernel_release stock2)",
+                        "stock2": "$([ "$FIDELITY" = 1 ] && kernel_release stock2)",
                         $(for k in $ref_kernels $([ "$lock_pass" = 1 ] && echo locks); do printf '"%s": "%s", ' "$k" "$(kernel_release "$k")"; done)},
     "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
     "pass_seconds": {$(for k in "${!pass_seconds[@]}"; do printf '"%s": %s, ' "$k" "${pass_seconds[$k]}"; done)},
@@ -389,7 +394,7 @@ if [ "${PUBLISH:-0}" = 1 ]; then
 	{
 		echo "# $(basename "$out")"
 		echo
-		echo "\`make ab PUBLISH=1\` on ${head_commit:0:7} (Linux $KVER, MODE=$MODE, RUNS=$RUNS,"
+		echo "\`$([ -n "$STUDY" ] && echo "make study STUDY=$STUDY" || echo "make ab") PUBLISH=1\` on ${head_commit:0:7} (Linux $KVER, ${PAIRS:+pairs $PAIRS, }RUNS=$RUNS,"
 		echo "BOOT_RUNS=$BOOT_RUNS, ICOUNT=$ICOUNT, SEED=$SEED; the rest in provenance.json), wall time"
 		echo "$(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s.  \`make report RESULTS=bench/results/$(basename "$out")\`"
 		echo "makes the CSV, JSON and plots again from results.txt.gz."
