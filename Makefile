@@ -160,6 +160,7 @@ hook-cost-update: hook-cost
 	cp build/hook-cost.txt bench/results/hook-cost.txt
 
 lint:
+	bench/test-report.py
 	vm/build-kernel.sh patched prepare
 	vm/build-kernel.sh stock prepare
 	vm/lint.sh
