@@ -67,7 +67,7 @@ start() {
 			-name "fleet-guest$i" -display none -daemonize -pidfile "$dir/guest$i.pid" \
 			-serial "file:$dir/guest$i.console" \
 			-drive "file=$dir/guest$i.qcow2,format=qcow2,if=virtio" \
-			-drive "file=$dir/guest$i-swap.raw,format=raw,if=virtio" \
+			-drive "file=$dir/guest$i-swap.raw,format=raw,if=virtio,serial=swapcache-ab-test" \
 			-nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" ||
 			die "guest$i did not start"
 		echo -n "guest$i ansible_host=127.0.0.1 ansible_port=$port" >>"$inventory"
@@ -80,7 +80,7 @@ start() {
 ansible_user=root
 ansible_ssh_private_key_file=$key
 ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
-fleet_test_swap=/dev/vdb
+fleet_test_swap=/dev/disk/by-id/virtio-swapcache-ab-test
 VARS
 	# Under TCG, N guests share the host's cores: allow 10 minutes for all
 	deadline=$((SECONDS + 600))
