@@ -116,6 +116,7 @@ def main():
     noise = np.random.default_rng(1)
     boots = []
     print("The metric: y = per-run ln(insns_per_page) against its setting's mean, %")
+    phases = []
     print(f"{'boot':24} {'n':>3} {'lag1':>6} {'lag2':>6} {'H':>7} {'L':>7} "
           f"{'even':>7} {'odd':>7} {'pos1':>7} {'pos2':>7} {'lag1|p':>6}  sign of y in run order")
     for path in paths:
@@ -137,10 +138,21 @@ def main():
               f"{y[hi].mean():+7.3f} {y[~hi].mean():+7.3f} {y[even].mean():+7.3f} {y[~even].mean():+7.3f} "
               f"{y[pos == 1].mean():+7.3f} {y[pos == 2].mean():+7.3f} {corr(e[:-1], e[1:]):+6.2f}  "
               + "".join("+" if v > 0 else "-" for v in y))
+        # Which parity is costly: sign(alt(y)) * (-1)^i, by majority over
+        # 5 runs; "o" where the odd-numbered runs (2nd, 4th, ...) are
+        phase = np.sign(ay) * np.where(np.arange(len(y)) % 2 == 0, 1, -1)
+        phase = [np.sign(phase[max(0, i - 2):i + 3].sum()) for i in range(len(y))]
+        phases.append((name, "".join("e" if p > 0 else "o" for p in phase),
+                       [i for i in range(1, len(phase)) if phase[i] != phase[i - 1]]))
         if plant is not None:
             for r, v in zip(runs, y + plant * y.std(ddof=1) * noise.standard_normal(len(y))):
                 r["state"]["pre.PLANTED"] = float(v)
         boots.append((name, runs, settings, ay, hi, pos))
+
+    print("\nThe costly parity per run (e: runs 1, 3, ...; o: runs 2, 4, ...; "
+          "majority over 5 runs), and where it changes")
+    for name, ph, flips in phases:
+        print(f"{name:24} {ph}  {flips or 'none'}")
 
     # Every quantity: per boot, its series (None where that boot lacks it)
     names = set()
@@ -221,6 +233,32 @@ def main():
     show(table[:15])
     print("\nThe 8 that alternate most themselves (lowest lag1)")
     show(sorted(table, key=lambda t: t[6])[:8])
+    # At each change of the costly parity: how far each quantity's
+    # run-to-run change (a gauge's difference, a change's value) around it
+    # (the largest |z| of the 3 nearest, z within the boot) stands out
+    changes = [(i, f) for i, (_, _, fl) in enumerate(phases) for f in fl]
+    if changes:
+        found = []
+        for q, pb in rows:
+            zs = []
+            for bi, f in changes:
+                if pb[bi] is None:
+                    break
+                v = pb[bi][0]
+                dv = np.diff(v) if q.startswith("pre.") else v[1:]
+                if dv.std() == 0:
+                    zs.append(0.0)
+                    continue
+                z = (dv - dv.mean()) / dv.std()  # dv[k]: run k to run k + 1
+                zs.append(max(abs(z[k]) for k in (f - 2, f - 1, f) if 0 <= k < len(z)))
+            else:
+                found.append((sum(z > 2 for z in zs), np.mean(zs), q, zs))
+        found.sort(key=lambda t: (-t[0], -t[1]))
+        print(f"\nAt the {len(changes)} changes of the costly parity: the run-to-run change "
+              "of each quantity recorded in those boots, largest |z| of the 3 around each; "
+              f"the 6 most often above 2 (of {len(found)})")
+        for k, m, q, zs in found[:6]:
+            print(f"{q:34} above 2 at {k} of {len(zs)}  " + " ".join(f"{z:.1f}" for z in zs))
     print(f"\nboots, in the per-boot columns: {', '.join(b[0] for b in boots)}; {DRAWS} rotations")
 
 
