@@ -182,7 +182,7 @@ export CCACHE_DIR
 mkdir -p "$CCACHE_DIR"
 # The build number (uname -v "#N") is the one vm/build-packages.sh gives
 # bindeb-pkg: alternating the two then relinks nothing
-make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" KBUILD_BUILD_VERSION="$(module_version)" \
+make -s -C "$src" O="$obj" -j"$(nproc)" CC="ccache gcc" KBUILD_BUILD_VERSION="$(kernel_pkg_revision)" \
 	"${targets[@]}"
 # With MODVERSIONS (Debian's config: the server kernel), kbuild appends an
 # object's symbol versions to its .cmd file after compiling it: a run

@@ -23,8 +23,9 @@ src=$(kernel_src_dir "$variant")
 release=$(kernel_release "$variant")
 out=$(packages_dir "$variant")
 export CCACHE_DIR
-# A fixed package version keeps "uname -v" (#1) and so init/version.o from
-# changing on every run; the module version names the series it carries
+# A fixed package version keeps "uname -v" (#N, its revision) and so
+# init/version.o from changing on every run; it is the kernel's own,
+# apart from the module's (vm/lib.sh's kernel_pkg_revision)
 KDEB_PKGVERSION=$(kernel_pkg_version "$release")
 export KDEB_PKGVERSION
 export KDEB_CHANGELOG_DIST=bookworm

@@ -120,9 +120,16 @@ packages_dir() { echo "${PACKAGES_DIR:-$BUILD_DIR/packages}/$1"; }
 kernel_deb() { # variant package release
 	echo "$(packages_dir "$1")/$2-$3_$(kernel_pkg_version "$3")_amd64.deb"
 }
-# The kernel packages' version: the release, then the module version that
-# names the series they carry
-kernel_pkg_version() { echo "$1-$(module_version)"; }
+# The kernel packages' Debian revision, apart from the module's version:
+# a new swapcache-ab-dkms upgrades no kernel package (which would replace
+# the running kernel's files under the same release, with no reboot).
+# Bump it when the kernel is rebuilt with changes under the same release
+# (the hook interface unchanged; a changed one is a new release, beside
+# the old).  bindeb-pkg makes it the build number too (uname -v "#N"),
+# which vm/build-kernel.sh builds with
+kernel_pkg_revision() { echo 1; }
+# The kernel packages' version: the release, then that revision
+kernel_pkg_version() { echo "$1-$(kernel_pkg_revision)"; }
 # Where vm/build-dkms-deb.sh leaves our package dkms or bench
 our_deb() { # dkms|bench
 	case $1 in
