@@ -77,7 +77,7 @@ headers_deb=$(kernel_deb "$variant" linux-headers "$release")
 
 # The fleet's apt repository, served to the guests from the controller's
 # loopback, where QEMU's user network takes their 10.0.2.2
-vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}" >/dev/null
+APT_REPO_FRESH=1 vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}" >/dev/null
 apt_port=${FLEET_APT_PORT:-2280}
 /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$dir/apt/public" "$apt_port" \
 	>"$dir/apt-http.log" 2>&1 &

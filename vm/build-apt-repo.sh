@@ -1,11 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The fleet's signed apt repository: reprepro puts the .debs given (the
+# The fleet's signed apt repository: reprepro adds the .debs given (the
 # kernel's linux-headers and linux-image, swapcache-ab-dkms,
-# swapcache-ab-bench) into a repository made afresh in OUT_DIR, suite
-# swapcache-ab, component main, its Release signed (InRelease,
-# Release.gpg) with the fleet's archive key.  That key is a throwaway one
+# swapcache-ab-bench) to the repository in OUT_DIR (made on first use),
+# suite swapcache-ab, component main, its Release signed (InRelease,
+# Release.gpg) with the fleet's archive key.  The suite holds one
+# version of each package (bookworm's reprepro 5.3 keeps no more); each
+# run then freezes the suite as it is into a snapshot,
+# dists/swapcache-ab/snapshots/<APT_REPO_SNAPSHOT, default the UTC time>,
+# which keeps its versions' files in the pool: a host rolls back to one
+# with the role's fleet_apt_suite=swapcache-ab/snapshots/<name> and that
+# snapshot's .debs as the variables.  A .deb whose name and version are
+# in already with other contents is refused (a version published is never
+# changed: bump it, debian/changelog); APT_REPO_FRESH=1 makes the
+# repository afresh instead, with the .debs given alone (make fleet's
+# throwaway one).  That key is a throwaway one
 # made once with gpg under KEY_DIR (no passphrase, batch mode) and kept
 # for the runs after, so that hosts which trust it go on trusting the
 # repository rebuilt; its public half is exported to
@@ -17,7 +27,8 @@
 # what is served).  Prints the exported public key's path.
 #
 # Usage: vm/build-apt-repo.sh OUT_DIR DEB...
-# Environment: APT_REPO_KEY_DIR (default build/apt-key)
+# Environment: APT_REPO_KEY_DIR (default build/apt-key), APT_REPO_FRESH=1,
+# APT_REPO_SNAPSHOT
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +37,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 2 ] || die "usage: vm/build-apt-repo.sh OUT_DIR DEB..."
 out=$(realpath -m -- "$1")
 shift
-# It is made afresh: never remove a directory that is not one of ours
+# Never add to, or remove, a directory that is not one of ours
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -f "$out/conf/distributions" ]; then
 	die "$out exists and is not an apt repository this script made: name a new directory"
 fi
@@ -35,8 +46,11 @@ for deb in "$@"; do
 	dpkg-deb -f "$deb" Package >/dev/null 2>&1 || die "not a Debian package: $deb"
 done
 command -v reprepro >/dev/null || die "no reprepro: vm/install-deps.sh installs it"
-key_dir=${APT_REPO_KEY_DIR:-$BUILD_DIR/apt-key}
 suite=swapcache-ab
+snapshot=${APT_REPO_SNAPSHOT:-$(date -u +%Y%m%dT%H%M%SZ)}
+[[ $snapshot =~ ^[A-Za-z0-9][A-Za-z0-9.+~_-]*$ ]] || die "APT_REPO_SNAPSHOT: letters, digits and .+~_- only, not '$snapshot'"
+[ ! -e "$out/public/dists/$suite/snapshots/$snapshot" ] || die "snapshot $snapshot exists already: name another (APT_REPO_SNAPSHOT)"
+key_dir=${APT_REPO_KEY_DIR:-$BUILD_DIR/apt-key}
 keyring=$key_dir/swapcache-ab-archive-keyring.gpg
 
 export GNUPGHOME=$key_dir/gnupg
@@ -59,8 +73,8 @@ fi
 gpg --batch --export "$fpr" >"$keyring.tmp"
 mv "$keyring.tmp" "$keyring"
 
-# Afresh each time: the .debs given, at their versions, and nothing else
-rm -rf "$out"
+# Afresh only when asked: the .debs given, at their versions, and nothing else
+[ "${APT_REPO_FRESH:-0}" != 1 ] || rm -rf "$out"
 mkdir -p "$out/conf"
 arch=$(dpkg --print-architecture)
 cat >"$out/conf/distributions" <<CONF
@@ -74,9 +88,11 @@ SignWith: $fpr
 CONF
 rr() { reprepro --silent -b "$out" --outdir "$out/public" "$@"; }
 for deb in "$@"; do
-	rr includedeb "$suite" "$deb" || die "reprepro could not add $deb"
+	rr includedeb "$suite" "$deb" ||
+		die "reprepro could not add $deb (the same name and version in already, with other contents? bump the version)"
 done
+rr gensnapshot "$suite" "$snapshot" || die "reprepro could not snapshot $suite as $snapshot"
 [ -f "$out/public/dists/$suite/InRelease" ] || die "reprepro signed no InRelease in $out/public/dists/$suite"
-log "apt repository in $out/public (suite $suite, signed by $fpr):"
+log "apt repository in $out/public (suite $suite, snapshot $suite/snapshots/$snapshot, signed by $fpr):"
 rr list "$suite" >&2
 echo "$keyring"
