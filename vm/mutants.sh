@@ -112,11 +112,11 @@ run_mutant() { # patch
 	repo)
 		patch -s --fuzz=0 -d "$repo" -p1 <"$patch" || return 2
 		kernel=$DEBUG_KERNEL_DIR/arch/x86/boot/bzImage kobj=$DEBUG_KERNEL_DIR
-		build_tag=$(module_version)
+		build_tag=$(kernel_pkg_revision)
 		;;
 	none) # the baseline: the tree as it is must pass what the mutants break
 		kernel=$DEBUG_KERNEL_DIR/arch/x86/boot/bzImage kobj=$DEBUG_KERNEL_DIR
-		build_tag=$(module_version)
+		build_tag=$(kernel_pkg_revision)
 		;;
 	*) die "$patch: Tree must be kernel or repo" ;;
 	esac
