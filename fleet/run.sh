@@ -109,7 +109,9 @@ playbook() { # run playbook
 	local run=$1
 	shift
 	# each run's report in its own folder
-	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" \
+	# fleet_module_key_on=all: the guests boot by BIOS, and would get no
+	# module key otherwise; this exercises its placement and the signer check
+	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" -e fleet_module_key_on=all \
 		-e "fleet_results_dir=$results/$run" "$@" 2>&1 | tee "$dir/$run.log"
 	return "${PIPESTATUS[0]}"
 }
@@ -174,7 +176,8 @@ fi
 canary() {
 	local rc=0 other status
 	sed 's/^\(guest1 .*\)$/\1 fleet_break_new_kernel=true/' "$dir/inventory.ini" >"$dir/inventory-canary.ini"
-	ansible-playbook -i "$dir/inventory-canary.ini" -e "@$dir/vars.yml" -e "fleet_results_dir=$results/canary" \
+	ansible-playbook -i "$dir/inventory-canary.ini" -e "@$dir/vars.yml" -e fleet_module_key_on=all \
+		-e "fleet_results_dir=$results/canary" \
 		--tags install fleet/site.yml >"$dir/canary.log" 2>&1 || rc=$?
 	[ "$rc" -ne 0 ] || die "the roll-out with an unbootable canary succeeded: see $dir/canary.log"
 	grep -q "the patched kernel did not come back" "$dir/canary.log" ||
