@@ -23,11 +23,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "preflight-test.sh: run as root" >&2; exit 2; }
 work=$(mktemp -d /tmp/swapcache-ab-preflight.XXXXXX)
-loop='' dm=''
+loop='' dm='' made=''
 cleanup() {
 	[ -z "$dm" ] || dmsetup remove "$dm" || true
 	[ -z "$loop" ] || losetup -d "$loop" || true
-	rm -f "$work/by-id-link" "/dev/disk/by-id/swapcache-ab-preflight-${work##*.}"
+	rm -f "/dev/disk/by-id/swapcache-ab-preflight-${work##*.}"
+	# (the directories too, where this made them: a container has none)
+	[ -z "$made" ] || rmdir /dev/disk/by-id /dev/disk 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -35,6 +37,7 @@ trap cleanup EXIT
 release=6.12.118-swapcache-ab1-server
 truncate -s 64M "$work/disk.img"
 loop=$(losetup -f --show "$work/disk.img")
+[ -d /dev/disk/by-id ] || made=1
 mkdir -p /dev/disk/by-id
 byid=/dev/disk/by-id/swapcache-ab-preflight-${work##*.}
 ln -s "$loop" "$byid"
@@ -42,7 +45,13 @@ ln -s "$loop" "$byid"
 mkdir -p "$work/bin" "$work/boot/grub" "$work/pb"
 printf '#!/bin/sh\n[ "$2" = list ] || exit 2\ngrep -v "^#" "$1" || true\n' >"$work/bin/grub-editenv"
 printf '# GRUB Environment Block\nsaved_entry=0\n' >"$work/boot/grub/grubenv"
-: >"$work/boot/grub/grub.cfg"
+# Debian's menu as 10_linux writes it: the running kernel in the submenu
+cat >"$work/boot/grub/grub.cfg" <<EOF
+submenu 'Advanced options for Debian GNU/Linux' \$menuentry_id_option 'gnulinux-advanced-u1' {
+	menuentry 'Debian GNU/Linux, with Linux $(uname -r)' \$menuentry_id_option 'gnulinux-$(uname -r)-advanced-u1' {
+	}
+}
+EOF
 chmod +x "$work/bin/grub-editenv"
 cat >"$work/pb/ansible.cfg" <<EOF
 [defaults]
@@ -95,11 +104,13 @@ run "as it is" in ":"
 run "distribution" "supported Debian release" ":" -e '{"fleet_supported_os": ["debian 13"]}'
 run "architecture" "supported Debian release" ":" -e fleet_arch=arm64
 run "/boot space" "/boot has room" ":" -e fleet_boot_free_mib=100000000
-run "GRUB on tmpfs" "GRUB can write its environment" "mount -t tmpfs none $work/boot/grub && touch $work/boot/grub/grub.cfg"
+cp "$work/boot/grub/grub.cfg" "$work/grub.cfg"
+run "GRUB on tmpfs" "GRUB can write its environment" "mount -t tmpfs none $work/boot/grub && cp $work/grub.cfg $work/boot/grub/"
 printf '#!/bin/sh\ncase " $* " in *" -s "*) printf "lvm\\ndisk\\n" ;; *) exec /usr/bin/lsblk "$@" ;; esac\n' >"$work/lsblk-lvm"
 chmod +x "$work/lsblk-lvm"
 run "GRUB over LVM (an lsblk stand-in says so)" "GRUB can write its environment" "touch $work/bin/lsblk && mount --bind $work/lsblk-lvm $work/bin/lsblk"
 rm -f "$work/bin/lsblk"
+run "GRUB's menu without the running kernel" "GRUB's menu has the running kernel" "mount --bind /dev/null $work/boot/grub/grub.cfg"
 run "GRUB read-only" "GRUB can write its environment" "mount --bind -o ro $work/boot/grub $work/boot/grub"
 run "GRUB without grub-editenv" "grub-editenv reads it" "mount --bind /dev/null $work/bin/grub-editenv"
 # (the holder sleeps in the case's namespace, on the copy's lock)
