@@ -29,7 +29,7 @@
  * that dies, say to the OOM killer, fails the run instead of hanging it.
  *
  * Usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]]
- *               [-c name=path[:key[:field]]]...
+ *               [-c name=path[:key[:field]]]... [-w ctl-fifo,ack-fifo]...
  * -c samples one more counter around the window, up to 16: a file holding
  * one unsigned integer, e.g. /sys/kernel/mm/swapcache_ab/stats/wb_tagged;
  * or, with a key, the field-th number (1 by default) of the line whose
@@ -37,6 +37,11 @@
  * The path may be a glob: the counter is the sum over the files it
  * matches: e.g. the entries: line of every CPU's stats file under
  * /sys/kernel/tracing/per_cpu.
+ * -w gates a tool on the window, up to 4, in perf's --control protocol
+ * (perf stat/record -D -1 --control fifo:CTL,ACK): "enable" is written to
+ * CTL after the counters are sampled at the window's start, "disable"
+ * (in the reverse order) right after the last worker stops, each waiting
+ * for "ack" on ACK, so that the tool counts the window and nothing else.
  *
  * Prints one line per process, then:
  *   usemem: <mode> <nproc> x <MB> MB: <KB/s> KB/s total, <bad> bad words
@@ -574,9 +579,82 @@ static bool sample(struct counter *c, unsigned int n, int when)
 	return true;
 }
 
+#define MAX_GATES 4
+/* A tool gated on the window: perf's --control fifos (-w) */
+struct gate {
+	const char *ctl_path, *ack_path;
+	int ctl, ack;
+};
+
+/* Open every gate's fifos: waits until each tool has opened its own ends */
+static bool gates_open(struct gate *g, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		g[i].ctl = open(g[i].ctl_path, O_WRONLY | O_CLOEXEC);
+		if (g[i].ctl < 0) {
+			fprintf(stderr, "usemem: -w %s: %s\n", g[i].ctl_path, strerror(errno));
+			return false;
+		}
+		g[i].ack = open(g[i].ack_path, O_RDONLY | O_CLOEXEC);
+		if (g[i].ack < 0) {
+			fprintf(stderr, "usemem: -w %s: %s\n", g[i].ack_path, strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Send @cmd to one gate and wait for its "ack" line (perf writes "ack\n"
+ * with its terminating NUL: NULs between lines are skipped)
+ */
+static bool gate_send(struct gate *g, const char *cmd)
+{
+	char buf[8], c;
+	size_t len = strlen(cmd), got = 0;
+	ssize_t r;
+
+	if (write(g->ctl, cmd, len) != (ssize_t)len) {
+		fprintf(stderr, "usemem: -w %s: writing '%s' failed\n", g->ctl_path, cmd);
+		return false;
+	}
+	for (;;) {
+		r = read(g->ack, &c, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			fprintf(stderr, "usemem: -w %s: no ack for '%s'\n", g->ack_path, cmd);
+			return false;
+		}
+		if (c == '\n')
+			break;
+		if (c && got < sizeof(buf) - 1)
+			buf[got++] = c;
+	}
+	buf[got] = '\0';
+	if (strcmp(buf, "ack")) {
+		fprintf(stderr, "usemem: -w %s: '%s' instead of ack\n", g->ack_path, buf);
+		return false;
+	}
+	return true;
+}
+
+/* "enable" in the order given, "disable" in the reverse one */
+static bool gates_send(struct gate *g, unsigned int n, bool enable)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!gate_send(&g[enable ? i : n - 1 - i], enable ? "enable\n" : "disable\n"))
+			return false;
+	return true;
+}
+
 static void usage_exit(void)
 {
-	fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]] [-c name=path[:key[:field]]]...\n");
+	fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]] [-c name=path[:key[:field]]]... [-w ctl-fifo,ack-fifo]...\n");
 	exit(2);
 }
 
@@ -585,16 +663,17 @@ int main(int argc, char **argv)
 	struct counter ctr[MAX_COUNTERS] = { { .name = "pswpout" },
 					     { .name = "pswpin" } };
 	unsigned long size = 64UL << 20, bad = 0;
-	unsigned int nproc = 1, nctr = 2, i, *idx;
+	unsigned int nproc = 1, nctr = 2, ngate = 0, i, *idx;
+	struct gate gate[MAX_GATES];
 	int opt, go_start[2], go_verify[2], ret;
 	double kbps = 0, t0, window;
 	enum mode mode = SEQ;
 	struct pollfd *pfd;
 	struct worker *w;
-	char *eq, *colon;
+	char *eq, *colon, *comma;
 
 	page_sz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:s:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:s:c:w:")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i < 4 && strcmp(optarg, mode_names[i]); i++)
@@ -644,6 +723,22 @@ int main(int argc, char **argv)
 			}
 			nctr++;
 			break;
+		case 'w':
+			comma = strchr(optarg, ',');
+			if (!comma || comma == optarg || !comma[1]) {
+				fprintf(stderr, "usemem: -w wants ctl-fifo,ack-fifo, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			if (ngate == MAX_GATES) {
+				fprintf(stderr, "usemem: at most %d -w gates\n", MAX_GATES);
+				return 2;
+			}
+			*comma = '\0';
+			gate[ngate].ctl_path = optarg;
+			gate[ngate].ack_path = comma + 1;
+			ngate++;
+			break;
 		default:
 			usage_exit();
 		}
@@ -676,7 +771,8 @@ int main(int argc, char **argv)
 
 	if (!gather(w, nproc, READY, pfd, idx))
 		return 1;
-	if (!sample(ctr, nctr, 0)) {
+	if (!sample(ctr, nctr, 0) || !gates_open(gate, ngate) ||
+	    !gates_send(gate, ngate, true)) {
 		kill_all(w, nproc);
 		return 1;
 	}
@@ -685,7 +781,7 @@ int main(int argc, char **argv)
 	if (!gather(w, nproc, DONE, pfd, idx))
 		return 1;
 	window = now() - t0;
-	if (!sample(ctr, nctr, 1)) {
+	if (!gates_send(gate, ngate, false) || !sample(ctr, nctr, 1)) {
 		kill_all(w, nproc);
 		return 1;
 	}
