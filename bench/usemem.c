@@ -42,6 +42,7 @@
  * CTL after the counters are sampled at the window's start, "disable"
  * (in the reverse order) right after the last worker stops, each waiting
  * for "ack" on ACK, so that the tool counts the window and nothing else.
+ * The tool must hold both fifos open when usemem starts.
  *
  * Prints one line per process, then:
  *   usemem: <mode> <nproc> x <MB> MB: <KB/s> KB/s total, <bad> bad words
@@ -586,20 +587,23 @@ struct gate {
 	int ctl, ack;
 };
 
-/* Open every gate's fifos: waits until each tool has opened its own ends */
+/*
+ * Open every gate's fifos, which its tool has open already (perf opens
+ * both read-write at its start): a gate no tool holds fails at once
+ * rather than hang the run
+ */
 static bool gates_open(struct gate *g, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		g[i].ctl = open(g[i].ctl_path, O_WRONLY | O_CLOEXEC);
-		if (g[i].ctl < 0) {
-			fprintf(stderr, "usemem: -w %s: %s\n", g[i].ctl_path, strerror(errno));
-			return false;
-		}
-		g[i].ack = open(g[i].ack_path, O_RDONLY | O_CLOEXEC);
-		if (g[i].ack < 0) {
-			fprintf(stderr, "usemem: -w %s: %s\n", g[i].ack_path, strerror(errno));
+		g[i].ctl = open(g[i].ctl_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		g[i].ack = g[i].ctl < 0 ? -1 :
+			   open(g[i].ack_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (g[i].ctl < 0 || g[i].ack < 0 ||
+		    fcntl(g[i].ctl, F_SETFL, 0) || fcntl(g[i].ack, F_SETFL, 0)) {
+			fprintf(stderr, "usemem: -w %s,%s: %s\n", g[i].ctl_path,
+				g[i].ack_path, strerror(errno));
 			return false;
 		}
 	}
