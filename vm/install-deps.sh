@@ -20,6 +20,9 @@ packages=(
 	sbsigntool ovmf efitools
 	# Debian's own kernel configs: the server kernel's base
 	linux-config-6.12 linux-config-6.1
+	# make ab's perf stat and perf-profile rows: perf and its libraries,
+	# packed into the VM's initramfs (vm/make-initramfs.sh VM_PERF=1)
+	linux-perf
 )
 # make fleet's: Debian guests (debootstrap, disk image tools) and Ansible
 [ "${1:-}" = fleet ] && packages+=(debootstrap fdisk qemu-utils e2fsprogs openssh-client ansible-core)

@@ -8,6 +8,9 @@
 # Usage: vm/make-initramfs.sh OUTPUT.cpio.gz [MODULE.ko [MORE.ko...]]
 # MORE.ko: other modules, packed as /modules/<name>.ko (make ab's lock pass:
 # the kernel's torture.ko and locktorture.ko)
+# With VM_PERF=1 (make ab's, where the host has Debian's linux-perf), perf
+# as /usr/bin/perf with the shared libraries ldd lists, at their paths:
+# bench/bench's perf stat and perf record over each measured window
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,6 +77,24 @@ objcopy "$ko" "$unsigned" || die "objcopy $ko"
 	for f in "$top"/selftests/config "$top"/selftests/settings; do
 		echo "file /kselftest/swapcache_ab/$(basename "$f") $f 0644 0 0"
 	done
+	if [ "${VM_PERF:-0}" = 1 ]; then
+		perf=$(command -v perf) || die "VM_PERF=1: no perf on this host (install linux-perf)"
+		perf=$(readlink -f "$perf")
+		# gen_init_cpio copies what a path points to: each library once,
+		# at the path the loader looks for
+		libs=$(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
+		[ -n "$libs" ] || die "ldd $perf lists no libraries"
+		for d in $(for l in $libs; do dirname "$l"; done | sort -u); do
+			case $d in /bin | /sbin | /usr | /usr/bin | /usr/sbin) continue ;; esac
+			p=
+			for c in $(echo "${d#/}" | tr / ' '); do
+				p=$p/$c
+				echo "dir $p 0755 0 0"
+			done
+		done | awk '!seen[$0]++'
+		for l in $libs; do echo "file $l $(readlink -f "$l") 0755 0 0"; done
+		echo "file /usr/bin/perf $perf 0755 0 0"
+	fi
 	if [ -d "$BUILD_DIR/bench" ]; then
 		for f in "$BUILD_DIR"/bench/*; do
 			echo "file /bench/$(basename "$f") $f 0755 0 0"
