@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/perfprofile.py's checks, on inputs with known answers, and
+bench/bench's perf_fold (awk, in the guest) against its fold()"""
+
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfprofile as pp  # noqa: E402
+
+# perf script -F comm,ip,sym of a perf record -a -g, as perf 6.1 prints it
+# (frames of a real 6.12 run; the last sample has no blank line after it)
+SCRIPT = """\
+usemem 
+	ffffffff8223f0a1 _raw_spin_lock_irq
+	ffffffff81651234 add_to_swap_cache
+	ffffffff81650f00 add_to_swap
+	ffffffff8160a3cc shrink_folio_list
+	ffffffff8160b000 shrink_inactive_list
+	ffffffff8160c000 shrink_lruvec
+
+usemem 
+	ffffffff8223f0a1 _raw_spin_lock_irq
+	ffffffff81651234 add_to_swap_cache
+	ffffffff81650f00 add_to_swap
+	ffffffff8160a3cc shrink_folio_list
+	ffffffff8160b000 shrink_inactive_list
+	ffffffff8160c000 shrink_lruvec
+
+kswapd0 
+	ffffffff8223f200 _raw_spin_unlock_irqrestore
+	ffffffff81612345 __remove_mapping
+	ffffffff8160a3cc shrink_folio_list
+	ffffffff8160b000 shrink_inactive_list
+
+usemem 
+	ffffffff81700000 xas_descend+0x2c
+	ffffffff81700100 xas_load
+	ffffffff81651300 swap_cache_get_folio
+	ffffffff81607000 do_swap_page
+
+usemem 
+	ffffffff8223f0a1 _raw_spin_lock_irq
+	ffffffff81640000 folio_lruvec_lock_irq
+	ffffffff81641000 folio_batch_move_lru
+
+swapper 
+	ffffffff82200000 default_idle
+	ffffffff82200100 default_idle_call
+	ffffffff82200200 do_idle
+	ffffffff82200300 cpu_startup_entry
+	ffffffff82200400 start_secondary
+	ffffffff82200500 common_startup_64
+
+usemem 
+	            2925 main
+usemem 
+	ffffffff81700000 xas_descend
+	ffffffff81700200 xas_store
+	ffffffff81651234 add_to_swap_cache
+	ffffffff81650f00 add_to_swap"""
+
+
+def bench_perf_fold():
+    """bench/bench's perf_fold function's text"""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench")) as f:
+        text = f.read()
+    m = re.search(r"# perf_fold begin\n(.*)# perf_fold end\n", text, re.S)
+    if not m:
+        raise AssertionError("bench/bench has no perf_fold between its markers")
+    return m.group(1)
+
+
+class Parse(unittest.TestCase):
+    def test_every_sample_and_frame(self):
+        samples = pp.parse_perf_script(SCRIPT)
+        # one per header line, the last one too (no blank line after it)
+        self.assertEqual(len(samples), 8)
+        self.assertEqual(samples[0].comm, "usemem")
+        self.assertEqual(samples[0].frames[:2], ("_raw_spin_lock_irq", "add_to_swap_cache"))
+        self.assertEqual(len(samples[0].frames), 6)
+        # the offset is not part of the symbol
+        self.assertEqual(samples[3].frames[0], "xas_descend")
+        # a sample straight after another, no blank line between
+        self.assertEqual(samples[6].frames, ("main",))
+        self.assertEqual(samples[7].frames,
+                         ("xas_descend", "xas_store", "add_to_swap_cache", "add_to_swap"))
+
+    def test_frame_outside_a_sample(self):
+        with self.assertRaises(pp.ProfileError):
+            pp.parse_perf_script("\tffffffff81000000 foo\n")
+
+    def test_fold(self):
+        prof = pp.fold(pp.parse_perf_script(SCRIPT))
+        self.assertEqual(prof.samples, 8)
+        self.assertEqual(sum(prof.chains.values()), 8)
+        self.assertEqual(prof.chains[("_raw_spin_lock_irq", "add_to_swap_cache", "add_to_swap",
+                                      "shrink_folio_list", "shrink_inactive_list")], 2)
+        self.assertEqual(prof.chains[("xas_descend", "xas_store", "add_to_swap_cache",
+                                      "add_to_swap")], 1)
+
+
+class BenchFold(unittest.TestCase):
+    def test_awk_agrees_with_fold(self):
+        """bench/bench's perf_fold, in the guest, gives fold()'s chains"""
+        out = subprocess.run(["sh", "-c", bench_perf_fold() + "perf_fold"], input=SCRIPT,
+                             capture_output=True, text=True, check=True).stdout
+        got = {tuple(c.split(";")): int(n) for n, c in (ln.split(" ", 1) for ln in out.splitlines())}
+        self.assertEqual(got, dict(pp.fold(pp.parse_perf_script(SCRIPT)).chains))
+
+
+def lines_of(prof, key=pp.RunKey("patched", "k", "0", "1", "swap-w-seq")):
+    return pp.profile_lines(key, prof)
+
+
+class Shares(unittest.TestCase):
+    def setUp(self):
+        self.prof = pp.fold(pp.parse_perf_script(SCRIPT))
+
+    def test_lkp_rows(self):
+        sh = pp.shares(self.prof)
+        ct = "perf-profile.calltrace.cpu-clock-pp."
+        self.assertAlmostEqual(sh[ct + "_raw_spin_lock_irq.add_to_swap_cache.add_to_swap."
+                                  "shrink_folio_list.shrink_inactive_list"], 25.0)
+        self.assertAlmostEqual(sh[ct + "_raw_spin_unlock_irqrestore.__remove_mapping."
+                                  "shrink_folio_list.shrink_inactive_list"], 12.5)
+        self.assertAlmostEqual(sh[ct + "xas_descend.xas_load.swap_cache_get_folio.do_swap_page"],
+                               12.5)
+        # every spin lock's chain (the frame-pointer unwinder can lose
+        # a locker: perfprofile's docstring), nothing else's
+        self.assertAlmostEqual(sh[ct + "_raw_spin_lock_irq.folio_lruvec_lock_irq."
+                                  "folio_batch_move_lru"], 12.5)
+        self.assertFalse(any("default_idle" in m for m in sh))
+        self.assertFalse(any(m.startswith(ct + "main") for m in sh))
+        # self: every sample whose leaf it is, whatever its callers
+        self.assertAlmostEqual(sh["perf-profile.self.cpu-clock-pp._raw_spin_lock_irq"], 37.5)
+        self.assertAlmostEqual(sh["perf-profile.self.cpu-clock-pp.xas_descend"], 25.0)
+        self.assertNotIn("perf-profile.self.cpu-clock-pp.main", sh)
+
+    def test_no_samples(self):
+        self.assertEqual(pp.shares(pp.Profile()), {})
+
+
+class Lines(unittest.TestCase):
+    def test_round_trip(self):
+        prof = pp.fold(pp.parse_perf_script(SCRIPT))
+        profs = pp.parse_profile_lines(["noise", *lines_of(prof)])
+        self.assertEqual(list(profs.values())[0], prof)
+
+    def test_chains_must_add_up(self):
+        lines = lines_of(pp.fold(pp.parse_perf_script(SCRIPT)))
+        with self.assertRaisesRegex(pp.ProfileError, "add up to 7, not its 8"):
+            pp.parse_profile_lines(lines[:-1])
+
+    def test_malformed(self):
+        with self.assertRaisesRegex(pp.ProfileError, "malformed"):
+            pp.parse_profile_lines(["PROFILE patched k 0 1 swap-w-seq chain x"])
+        with self.assertRaisesRegex(pp.ProfileError, "line 1"):
+            pp.parse_profile_lines(["PROFILE patched k 0 1 swap-w-seq samples many"])
+
+
+class Values(unittest.TestCase):
+    def test_zero_where_a_run_lacks_a_row(self):
+        a = pp.Profile(4, pp.Counter({("xas_descend", "xas_load"): 1, ("main",): 3}))
+        b = pp.Profile(4, pp.Counter({("main",): 4}))
+        c = pp.Profile(1000, pp.Counter({("xas_store",): 1, ("main",): 999}))
+        profs = {pp.RunKey("patched", "k", "0", "1", "wl"): a,
+                 pp.RunKey("patched", "k", "1", "1", "wl"): b,
+                 pp.RunKey("patched", "k", "0", "2", "wl"): c}
+        v = pp.result_values(profs, min_share=0.5)
+        m = "perf-profile.self.cpu-clock-pp.xas_descend"
+        self.assertEqual(v[("patched", "k", "0", "1", "wl", m)], 25.0)
+        self.assertEqual(v[("patched", "k", "1", "1", "wl", m)], 0.0)
+        self.assertEqual(v[("patched", "k", "0", "2", "wl", m)], 0.0)
+        # 0.1% at most in any run: under min_share, no row
+        self.assertFalse(any("xas_store" in k[5] for k in v))
+
+
+if __name__ == "__main__":
+    unittest.main()
