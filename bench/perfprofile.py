@@ -16,11 +16,21 @@ add_to_swap_cache.add_to_swap.shrink_page_list` names them (the lock, then
 its callers).  From them, per run, in percent of the run's samples:
 
   perf-profile.calltrace.<event>-pp.<f0>.<f1>...  the samples whose first
-      frames are that chain, for the chains of interest: a swap cache or
-      xarray function at the leaf, or a spin lock (or unlock) with a swap
-      cache locker among its callers;
+      frames are that chain, for the chains whose leaf is a swap cache,
+      xarray, spin lock or swap cache locker function (every spin lock
+      chain: see below);
   perf-profile.self.<event>-pp.<sym>  the samples whose leaf is <sym>, for
-      the swap cache, xarray, lock and locker functions.
+      the same functions.
+
+The kernel's frame-pointer unwinder loses the caller of a function that
+had not set up its frame when sampled: the spin lock and unlock fast
+paths never do (the sample after unlock_irq's sti reads
+`_raw_spin_unlock_irq.add_to_swap.shrink_folio_list...`, add_to_swap_cache
+missing), so a lock's locker cannot be told from its chain: every spin
+lock chain is kept, as it reads.  And cpu-clock's timer interrupt cannot
+land while interrupts are off: a section under spin_lock_irq is counted
+at the unlock that enables them (the seeds' cycles-pp came from the
+PMU's NMI, which can).
 
 <event> is what was sampled (cpu-clock in the VM: under -icount, every so
 many guest instructions; no PMU under TCG).  A row is kept where some run
@@ -170,12 +180,8 @@ def parse_profile_lines(lines):
 
 
 def of_interest(chain):
-    """A calltrace row's chain: a swap cache or xarray function at the leaf,
-    or a spin lock whose callers (in the chain) include a swap cache locker"""
-    leaf = chain[0]
-    if leaf in SWAPCACHE or leaf in XARRAY:
-        return True
-    return leaf in LOCKS and any(f in LOCKERS for f in chain[1:])
+    """A calltrace row's chain: one of the functions of SELF at the leaf"""
+    return chain[0] in SELF
 
 
 def shares(prof, event=EVENT):

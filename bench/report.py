@@ -57,6 +57,12 @@ try:
 except ImportError as e:
     # The runner needs neither: swapcache-ab-bench only recommends them
     sys.exit(f"{os.path.basename(sys.argv[0])}: {e}: the report needs python3-numpy and python3-scipy")
+try:
+    # bench/perfprofile.py, beside this file: the PROFILE lines' reduction
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import perfprofile
+except ImportError:
+    perfprofile = None
 
 PERFORMANCE = re.compile(r"^(throughput|swapout_kb_per_guest_s|latency_.*|insns_per_.*|guest_ns_per_.*)$")
 # Metrics where smaller is better, for the verdict's wording
@@ -1453,6 +1459,20 @@ def report(outdir):
     values, plans, failures, notes = parse(lines)
     if not values:
         raise ReportError("no RESULT lines")
+    # perf record's folded chains (bench/bench profile=1): LKP's
+    # perf-profile rows, compared as every other metric
+    if any(line.startswith("PROFILE ") for line in lines):
+        if perfprofile is None:
+            notes.append("PROFILE lines, but no perfprofile.py beside report.py: no perf-profile rows")
+        else:
+            try:
+                profiled = perfprofile.result_values(perfprofile.parse_profile_lines(lines))
+            except perfprofile.ProfileError as e:
+                raise ReportError(str(e))
+            clash = set(profiled) & set(values)
+            if clash:
+                raise ReportError(f"measured twice: {sorted(clash)[0]}")
+            values.update(profiled)
     provenance = {}
     ppath = os.path.join(outdir, "provenance.json")
     if os.path.exists(ppath):
