@@ -52,6 +52,10 @@ echo "# host: the series on linux-source-$(make -s -C "$SRC_DIR" kernelversion),
 vm/lint.sh | tee -a "$host_tap" || true
 echo "# host: make ab's statistics on inputs with known answers"
 bench/test-report.py | tee -a "$host_tap" || true
+echo "# host: perf-profile's reduction and the guest's fold on inputs with known answers"
+pp_rc=0
+bench/test-perfprofile.py >"$logdir/test-perfprofile.log" 2>&1 || pp_rc=$?
+host_result "$pp_rc" "bench/test-perfprofile.py: $(tail -1 "$logdir/test-perfprofile.log") (log: $logdir/test-perfprofile.log)"
 echo "# host: the series' core files in configurations the VM kernels do not cover"
 vm/compile-check.sh | tee -a "$host_tap" || true
 
