@@ -66,6 +66,15 @@
 #                     unrecorded (default: 1 without icount, 0 under it)
 #   MODULE_KO=        pack this swapcache_ab.ko instead of module/'s
 #   SEED=             seed of every random order (default: the time)
+#   PERF=0            1: perf stat over each usemem window (perf.* rows),
+#                     where this host has perf (linux-perf): packed into
+#                     the initramfs; else a NOTE in the report says so.
+#                     Off by default: its software events add kernel work
+#                     per fault and switch to the window the per-page
+#                     figures count (both sides; not yet measured)
+#   PROFILE=0         1: perf record -a -g -e cpu-clock over each usemem
+#                     window too, LKP's perf-profile rows (its sampling adds
+#                     to the per-page figures, on both sides)
 #   AB_RESULTS=dir    where the results go (build/ab-results/<date>)
 #   PUBLISH=1         into a new run folder under bench/results/ instead,
 #                     <date>-<KVER>-<ab|fidelity|locks|simultaneous>[-noicount]:
@@ -181,6 +190,16 @@ icount_default=1
 [ "$KVER" = 6.1 ] && icount_default=0
 ICOUNT=${ICOUNT:-$icount_default} SEED=${SEED:-$(date +%s)} SWAP_DISK_MB=${SWAP_DISK_MB:-256}
 PMEM_MB=${PMEM_MB:-128}
+PERF=${PERF:-0} PROFILE=${PROFILE:-0}
+case $PERF$PROFILE in [01][01]) ;; *) die "PERF and PROFILE are 0 or 1" ;; esac
+export VM_PERF=0
+if [ "$PERF$PROFILE" != 00 ]; then
+	if command -v perf >/dev/null; then
+		VM_PERF=1
+	else
+		log "no perf on this host (linux-perf): no perf stat or perf-profile rows"
+	fi
+fi
 BOOT_WARM=${BOOT_WARM:-$((1 - ICOUNT))}
 # What the tree holds now, before the run writes anything
 tree_changes=$(git status --porcelain -- . ':(exclude)build' 2>/dev/null || echo "not a git tree")
@@ -240,7 +259,7 @@ shuffle() { # salt words...
 
 # bench/bench's arguments that every pass shares
 common_args() { # nr_task icount
-	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2${WORKLOADS:+,workloads=$WORKLOADS}"
+	echo "nr_task=$1,mem=$MEM,full=$FULL,seed=$SEED,icount=$2,perf=$PERF,profile=$PROFILE${WORKLOADS:+,workloads=$WORKLOADS}"
 }
 common=$(common_args "$NR_TASK" "$ICOUNT")
 
@@ -371,7 +390,8 @@ json.dump({
                 "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
                 "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
-                "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2}},
+                "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2},
+                "PERF": $PERF, "PROFILE": $PROFILE, "VM_PERF": $VM_PERF},
     "kernel_releases": {"patched": "$(kernel_release patched)",
                         "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && kernel_release stock)",
                         "stock2": "$([ "$FIDELITY" = 1 ] && kernel_release stock2)",
