@@ -658,7 +658,8 @@ static bool gates_send(struct gate *g, unsigned int n, bool enable)
 
 static void usage_exit(void)
 {
-	fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]] [-c name=path[:key[:field]]]... [-w ctl-fifo,ack-fifo]...\n");
+	fprintf(stderr, "usage: usemem [-m seq|rand|pageout|cow] [-n nproc] [-s size[KMG]]\n"
+		"              [-c name=path[:key[:field]]]... [-w ctl-fifo,ack-fifo]...\n");
 	exit(2);
 }
 
