@@ -357,8 +357,9 @@ if [ "$lock_pass" = 1 ]; then
 		"locks"
 fi
 
+# PROFILE: perf record's folded chains (bench/perfprofile.py)
 cat "$out"/vm/*-output.log "$out/vm/failed-vms.log" 2>/dev/null |
-	grep -a -E '^(PLAN|RESULT|FAILED|NOTE) ' >"$out/results.txt" || true
+	grep -a -E '^(PLAN|RESULT|FAILED|NOTE|PROFILE) ' >"$out/results.txt" || true
 
 # Where and from what the figures came: the .config of every kernel
 # booted, the srcversion of the module packed into the initramfs
