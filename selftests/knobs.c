@@ -238,13 +238,14 @@ static void check_key_race(void)
 	pid_t pid;
 	int ret;
 
+	/* From trunks 0: a refused write that resets a knob to 1 shows at once */
 	ret = module_load();
 	if (!ret)
-		ret = swap_all_off();
+		ret = swap_key_set(1, 0);
 	if (!ret)
 		ret = make_swap(SMALL_SWAP_DEV);
 	if (ret)
-		ksft_exit_fail_msg("load and swap set-up: %s\n", strerror(-ret));
+		ksft_exit_fail_msg("load, trunks 0 and swap set-up: %s\n", strerror(-ret));
 	pid = fork();
 	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
