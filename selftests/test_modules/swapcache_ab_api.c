@@ -172,6 +172,11 @@ static bool run_check(int n)
 		return check_key(0);
 	case 7:		/* with a swap device in use */
 		return check_key(-EBUSY);
+	case 9:		/* after check 8's module went: ops at another address than its */
+		return expect("register other WB ops", swapcache_ab_register(SWAPCACHE_AB_WB,
+									 &wb_ops2), 0) &
+		       expect("unregister them", swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops2),
+			      0);
 	case 8:		/* exit leaves these registered */
 		leave_registered = true;
 		return expect("register WB to leave it", swapcache_ab_register(SWAPCACHE_AB_WB,
