@@ -499,6 +499,19 @@ row = next(line for line in out.splitlines() if line.startswith("skip_wb_tags ")
 sd = 100 * float(report.np.std([math.log(r) for r in near_pub], ddof=1))
 want = report.pairs_needed_tost(sd, 0.0648, 10, 0.1959)
 check(f" {want} " in row and want == 2, f"its row prints the n its spreads need ({want}): {row.split('%')[-2:]}")
+# The published effects are 6.12's under icount: a run of another kernel,
+# or without icount, is not judged against them
+for prov, what in (({"kernel_version": "6.1", "profile": {"ICOUNT": 1}}, "Linux 6.1, ICOUNT=1"),
+                   ({"kernel_version": "6.12", "profile": {"ICOUNT": 0}}, "Linux 6.12, ICOUNT=0")):
+    d = tempfile.mkdtemp(prefix="test-report.")
+    with open(os.path.join(d, "results.txt"), "w") as f:
+        f.write(knob_pass_lines("skip_wb_tags", "swap-w-seq", near_pub))
+    with open(os.path.join(d, "provenance.json"), "w") as f:
+        json.dump(prov, f)
+    p = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), d], capture_output=True, text=True)
+    check(p.returncode == 0 and "fidelity skip_wb_tags" not in p.stdout
+          and f"fidelity: not judged: the published reboot effects are Linux 6.12's under icount, this run is {what}"
+          in p.stdout, f"a knob pass of {what} is not judged against 6.12's published reboot effects")
 rc, out, err = run_report(knob_pass_lines("skip_wb_tags", "swap-w-seq", [0.985 * (1 + d / 10000) for d in (1, -1, 0, 0.5, -0.5, 0)]))
 check(rc == 0 and "fidelity skip_wb_tags (knob pass, B unhooked): NOT faithful" in out and "beyond +-0.1959%" in out,
       "a knob pass -1.5% against the published -1.96% is NOT faithful at 0.196 points")
