@@ -77,7 +77,7 @@
 #                     to the per-page figures, on both sides)
 #   AB_RESULTS=dir    where the results go (build/ab-results/<date>)
 #   PUBLISH=1         into a new run folder under bench/results/ instead,
-#                     <date>-<KVER>-<ab|fidelity|locks|simultaneous>[-noicount]:
+#                     <date>-<KVER>-<ab|fidelity|locks|simultaneous>[-noicount][-2...]:
 #                     results.txt.gz, provenance.json, table.txt and a
 #                     README.md (bench/results/.gitignore); refused from a
 #                     tree with changes (git status --porcelain outside
@@ -208,8 +208,13 @@ tree_changes=$(git status --porcelain -- . ':(exclude)build' 2>/dev/null || echo
 head_commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 if [ "${PUBLISH:-0}" = 1 ]; then
 	[ -z "${AB_RESULTS:-}" ] || die "PUBLISH=1 picks the folder itself: leave AB_RESULTS unset"
+	# A second run of a day gets -2, -3...: a run folder is never written twice
 	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-${STUDY:-ab}$([ "$ICOUNT" = 1 ] || echo -noicount)
-	[ ! -e "$AB_RESULTS" ] || die "$AB_RESULTS exists: a run folder is never written twice"
+	run_nr=1
+	while [ -e "$AB_RESULTS$([ "$run_nr" = 1 ] || echo "-$run_nr")" ]; do
+		run_nr=$((run_nr + 1))
+	done
+	AB_RESULTS=$AB_RESULTS$([ "$run_nr" = 1 ] || echo "-$run_nr")
 fi
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
 # A committed results folder is written from a clean commit only
