@@ -397,7 +397,7 @@ json.dump({
                 "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
                 "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
-                "ICOUNT": $ICOUNT, "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2},
+                "ICOUNT": $ICOUNT, "VM_ICOUNT_SLEEP": "$VM_ICOUNT_SLEEP", "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2},
                 "PERF": $PERF, "PROFILE": $PROFILE, "VM_PERF": $VM_PERF},
     "kernel_releases": {"patched": "$(kernel_release patched)",
                         "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && kernel_release stock)",
