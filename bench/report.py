@@ -78,6 +78,8 @@ RENAMED = {"swapout_kbps": "swapout_kb_per_guest_s"}
 # bench/bench mode=locks runs under the label "locks": only its counts count
 LOCK_PASS = "locks"
 LOCK_PASS_METRICS = re.compile(r"^(lock|vmstat)\.")
+# perf-profile shares (bench/perfprofile.py), in percent of a run's samples
+PROFILE_SHARE = re.compile(r"^perf-profile\.")
 BASE_LABEL = "before the upstream change"
 OTHER_LABEL = "mainline"
 
@@ -444,8 +446,32 @@ def fmt_mde(row):
     return "n/a" if row is None or row.get("mde_pct") is None else f"{row['mde_pct']:.2f}%"
 
 
+def pp_difference(a, b, confidence=CONFIDENCE):
+    """A share's mean paired difference B - A in percentage points with
+    its t interval, {pp, pp_low, pp_high}: for perf-profile rows, where a
+    chain absent on one side (a share of 0) leaves no ratio"""
+    d = [y - x for x, y in zip(a, b)]
+    if not d:
+        return None
+    m = float(np.mean(d))
+    if len(d) < 2:
+        return {"pp": m, "pp_low": None, "pp_high": None}
+    h = float(stats.t.ppf(0.5 + confidence / 2, len(d) - 1)) * float(np.std(d, ddof=1)) / math.sqrt(len(d))
+    return {"pp": m, "pp_low": m - h, "pp_high": m + h}
+
+
+def fmt_pp(d):
+    """B - A in percentage points [t 95%]"""
+    if d["pp_low"] is None:
+        return f"{d['pp']:+.2f}pp [n<2]"
+    return f"{d['pp']:+.2f}pp [{d['pp_low']:+.2f}, {d['pp_high']:+.2f}]"
+
+
 def fmt_interval(row):
-    """exp(mean ln(B/A)) - 1 [t 95%]"""
+    """exp(mean ln(B/A)) - 1 [t 95%]; a perf-profile share without a
+    ratio (a side at 0): B - A in percentage points [t 95%]"""
+    if row is not None and row.get("change_pct") is None and row.get("pp_difference"):
+        return fmt_pp(row["pp_difference"])
     if row is None or row.get("change_pct") is None:
         return "n/a"
     if row["ci_low_pct"] is None:
@@ -567,7 +593,13 @@ def rows_of(values, base_sel, other_sel):
             series[(wl, metric)][0][pair] = x
         elif (kernel, knob, side) == other_sel:
             series[(wl, metric)][1][pair] = x
-    return {k: paired(*v, a_first.get(k[0])) for k, v in sorted(series.items()) if v[0] and v[1]}
+    rows = {k: paired(*v, a_first.get(k[0])) for k, v in sorted(series.items()) if v[0] and v[1]}
+    # perf-profile shares, in percent of samples: B - A in points beside
+    # the ratio, the one figure where a chain is absent on a side
+    for (wl, metric), r in rows.items():
+        if PROFILE_SHARE.match(metric) and r["n"]:
+            r["pp_difference"] = pp_difference(r["a"], r["b"])
+    return rows
 
 
 def interval_width(row):

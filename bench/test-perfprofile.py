@@ -1,16 +1,24 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench/perfprofile.py's checks, on inputs with known answers, and
-bench/bench's perf_fold (awk, in the guest) against its fold()"""
+"""bench/perfprofile.py's checks, on inputs with known answers,
+bench/bench's perf_fold (awk, in the guest) against its fold(), and the
+report's perf-profile rows (bench/report.py)"""
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import perfprofile as pp  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("report", os.path.join(HERE, "report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
 
 # perf script -F comm,ip,sym of a perf record -a -g, as perf 6.1 prints it
 # (frames of a real 6.12 run; the last sample has no blank line after it)
@@ -65,14 +73,20 @@ usemem
 	ffffffff81650f00 add_to_swap"""
 
 
+def bench_function(name):
+    """The text of a bench/bench function between its "# NAME begin" and
+    "# NAME end" markers"""
+    with open(os.path.join(HERE, "bench")) as f:
+        text = f.read()
+    m = re.search(rf"# {name} begin\n(.*)# {name} end\n", text, re.S)
+    if not m:
+        raise AssertionError(f"bench/bench has no {name} between its markers")
+    return m.group(1)
+
+
 def bench_perf_fold():
     """bench/bench's perf_fold function's text"""
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench")) as f:
-        text = f.read()
-    m = re.search(r"# perf_fold begin\n(.*)# perf_fold end\n", text, re.S)
-    if not m:
-        raise AssertionError("bench/bench has no perf_fold between its markers")
-    return m.group(1)
+    return bench_function("perf_fold")
 
 
 class Parse(unittest.TestCase):
@@ -178,6 +192,47 @@ class Values(unittest.TestCase):
         self.assertEqual(v[("patched", "k", "0", "2", "wl", m)], 0.0)
         # 0.1% at most in any run: under min_share, no row
         self.assertFalse(any("xas_store" in k[5] for k in v))
+
+
+class ReportPoints(unittest.TestCase):
+    """A chain absent on one side has no ratio: the report prints B - A in
+    percentage points with its t interval instead of n/a"""
+    CHAIN = ("xas_descend", "xas_load", "swap_cache_get_folio", "do_swap_page")
+    ROW = "perf-profile.calltrace.cpu-clock-pp." + ".".join(CHAIN)
+
+    def run_report(self, b_hits):
+        lines = []
+        for pair, hits in enumerate(b_hits, 1):
+            for side, chain_hits in (("0", 0), ("1", hits)):
+                key = pp.RunKey("patched", "offset_key", side, str(pair), "swap-w-seq")
+                chains = pp.Counter({("main",): 100 - chain_hits})
+                if chain_hits:
+                    chains[self.CHAIN] = chain_hits
+                lines += pp.profile_lines(key, pp.Profile(100, chains))
+                lines.append(f"RESULT patched offset_key {side} {pair} swap-w-seq throughput 1000")
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "results.txt"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+            report.report(d)
+            with open(os.path.join(d, "table.txt")) as f:
+                return f.read()
+
+    def test_absent_chain_in_points(self):
+        # B - A per pair 2, 3, 4 points: mean 3, sd 1, t(0.975, 2) =
+        # 4.302653 -> 3 -+ 4.302653 / sqrt(3) = [0.5159, 5.4841]
+        table = self.run_report([2, 3, 4])
+        row = [ln for ln in table.splitlines() if ln.endswith("swap-w-seq." + self.ROW)]
+        self.assertEqual(len(row), 1, table)
+        # in the interval column, where the ratio's interval would be
+        self.assertRegex(row[0], r"%\s+\+3\.00pp \[\+0\.52, \+5\.48\]~ +3 ")
+
+    def test_points_figures(self):
+        d = report.pp_difference([0, 0, 0], [2, 3, 4])
+        self.assertAlmostEqual(d["pp"], 3.0)
+        self.assertAlmostEqual(d["pp_low"], 3 - 4.302653 / 3 ** 0.5, places=5)
+        self.assertAlmostEqual(d["pp_high"], 3 + 4.302653 / 3 ** 0.5, places=5)
+        # one pair: no interval
+        self.assertEqual(report.fmt_pp(report.pp_difference([1.0], [0.5])), "-0.50pp [n<2]")
 
 
 if __name__ == "__main__":
