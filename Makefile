@@ -161,6 +161,7 @@ hook-cost-update: hook-cost
 
 lint:
 	bench/test-report.py
+	bench/test-perfprofile.py
 	vm/build-kernel.sh patched prepare
 	vm/build-kernel.sh stock prepare
 	vm/lint.sh
