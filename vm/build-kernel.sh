@@ -7,7 +7,7 @@
 # bzImage with ccache.  Repeat runs reuse the tree and its objects: the series is only
 # re-applied when it changed, and make rebuilds what that touched.
 #
-# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|guest|server|ref-NAME [MAKE_TARGETS...]]
+# Usage: vm/build-kernel.sh [patched|stock|stock2|debug|locks|contention|guest|server|ref-NAME [MAKE_TARGETS...]]
 # (in build/<KVER>/ for KVER other than 6.12)
 #   patched (default): build/linux (source), build/kernel (objects)
 #   stock:             build/stock/linux, build/stock/kernel, no series
@@ -18,6 +18,9 @@
 #   locks:             build/linux, build/locks/kernel, + vm/locks.config:
 #                      make ab's lock pass (lock_stat, no runtime text
 #                      patching, for multi-threaded TCG)
+#   contention:        build/linux, build/contention/kernel, + vm/locks.config
+#                      + vm/contention.config: the lock pass kernel without
+#                      lockdep (perf lock's counter alone)
 #   guest:             build/linux, build/guest/kernel, + fleet/guest.config:
 #                      make fleet's kernel, which boots the local guests
 #                      only (QEMU's virtio devices, no initramfs needed)
@@ -55,6 +58,7 @@ debug)
 	[ -f "$top/vm/debug-$KVER.config" ] && KVER_CONFIG=$top/vm/debug-$KVER.config ;;
 guest) EXTRA_CONFIG=$top/fleet/guest.config ;;
 locks) EXTRA_CONFIG=$top/vm/locks.config ;;
+contention) EXTRA_CONFIG=$top/vm/locks.config KVER_CONFIG=$top/vm/contention.config ;;
 ref-*)
 	# As stock2, hard links to stock's source, with the files the patch
 	# touches copied first: patch must not write through a link into
@@ -131,7 +135,7 @@ mkdir -p "$obj"
 # the hook interface's number, for which alone the module builds
 case $variant in
 patched) hooked_localversion >"$obj/localversion-swapcache-ab" ;;
-debug | guest | server | locks) hooked_localversion "$variant" >"$obj/localversion-swapcache-ab" ;;
+debug | guest | server | locks | contention) hooked_localversion "$variant" >"$obj/localversion-swapcache-ab" ;;
 stock) rm -f "$obj/localversion-swapcache-ab" ;;
 stock2) echo -stock2 >"$obj/localversion-swapcache-ab" ;;
 ref-*) echo "-$variant" >"$obj/localversion-swapcache-ab" ;;

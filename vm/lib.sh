@@ -174,6 +174,7 @@ kernel_dir() {
 	patched) echo "$KERNEL_DIR" ;;
 	debug) echo "$DEBUG_KERNEL_DIR" ;;
 	locks) echo "$LOCKS_KERNEL_DIR" ;;
+	contention) echo "$BUILD_DIR/contention/kernel" ;;
 	guest) echo "$GUEST_KERNEL_DIR" ;;
 	server) echo "$SERVER_KERNEL_DIR" ;;
 	stock) echo "$STOCK_KERNEL_DIR" ;;
@@ -182,7 +183,7 @@ kernel_dir() {
 		[ -f "$REFERENCE_DIR/${1#ref-}.patch" ] ||
 			die "kernel variant '$1': no bench/reference/${1#ref-}.patch"
 		echo "$BUILD_DIR/$1/kernel" ;;
-	*) die "unknown kernel variant '$1' (patched, debug, locks, guest, server, stock, stock2 or ref-NAME)" ;;
+	*) die "unknown kernel variant '$1' (patched, debug, locks, contention, guest, server, stock, stock2 or ref-NAME)" ;;
 	esac
 }
 # A variant's kernel source tree: stock's for stock, hard links to it for
