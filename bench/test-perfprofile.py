@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """bench/perfprofile.py's checks, on inputs with known answers,
-bench/bench's perf_fold (awk, in the guest) against its fold(), and the
-report's perf-profile rows (bench/report.py)"""
+bench/bench's perf_fold (awk, in the guest) against its fold(), the
+report's perf-profile rows (bench/report.py), and bench/bench's fold of
+perf's lock contention events (lock_perf_fold, lock_perf_summary)"""
 
 import importlib.util
 import os
@@ -87,6 +88,18 @@ def bench_function(name):
 def bench_perf_fold():
     """bench/bench's perf_fold function's text"""
     return bench_function("perf_fold")
+
+
+def bench_variable(name):
+    """A NAME='...' or NAME="..." line's value in bench/bench, the
+    $OTHER variables in it expanded"""
+    with open(os.path.join(HERE, "bench")) as f:
+        m = re.search(rf"^{name}=(['\"])(.*?)\1$", f.read(), re.M)
+    if not m:
+        raise AssertionError(f"bench/bench has no {name}=")
+    if m.group(1) == "'":
+        return m.group(2)
+    return re.sub(r"\$([A-Z_]+)", lambda v: bench_variable(v.group(1)), m.group(2))
 
 
 class Parse(unittest.TestCase):
@@ -233,6 +246,79 @@ class ReportPoints(unittest.TestCase):
         self.assertAlmostEqual(d["pp_high"], 3 + 4.302653 / 3 ** 0.5, places=5)
         # one pair: no interval
         self.assertEqual(report.fmt_pp(report.pp_difference([1.0], [0.5])), "-0.50pp [n<2]")
+
+
+# perf script -F tid,time,event,trace,ip,sym --ns of perf record -e
+# lock:contention_begin -e lock:contention_end -g, as perf 6.1 prints it:
+# task 101 contends on the swap cache lock A from add_to_swap_cache for
+# 2000 ns, then on B (another address) from __remove_mapping for 500 ns
+# and begins on B again while waiting (one contention); task 102 on A
+# from __remove_mapping for 1000 ns (A is the swap cache's: seen from
+# add_to_swap_cache), and on C (a lru lock) for 300 ns; an end without
+# its begin (before the window) counts nothing
+LOCK_SCRIPT = """\
+     102 100.000000500: lock:contention_end: 0xffff888000000aaa (ret=0)
+     101 100.000001000: lock:contention_begin: 0xffff888000000aaa (flags=SPIN)
+	ffffffff81100000 queued_spin_lock_slowpath+0x40
+	ffffffff82200000 _raw_spin_lock_irq+0x2e
+	ffffffff81651234 add_to_swap_cache+0x1a4
+	ffffffff81650f00 add_to_swap+0x50
+
+     101 100.000003000: lock:contention_end: 0xffff888000000aaa (ret=0)
+     102 100.000004000: lock:contention_begin: 0xffff888000000aaa (flags=SPIN)
+	ffffffff81100000 queued_spin_lock_slowpath+0x40
+	ffffffff82200000 _raw_spin_lock_irq+0x2e
+	ffffffff81612345 __remove_mapping+0x90
+
+     102 100.000005000: lock:contention_end: 0xffff888000000aaa (ret=0)
+     101 100.000006000: lock:contention_begin: 0xffff888000000bbb (flags=SPIN)
+	ffffffff81100000 queued_spin_lock_slowpath+0x40
+	ffffffff81100100 do_raw_spin_lock+0x80
+	ffffffff82200100 _raw_spin_lock_irqsave+0x3e
+	ffffffff81612345 __remove_mapping+0x90
+
+     101 100.000006200: lock:contention_begin: 0xffff888000000bbb (flags=SPIN)
+	ffffffff81100000 queued_spin_lock_slowpath+0x40
+	ffffffff81612345 __remove_mapping+0x90
+
+     101 100.000006500: lock:contention_end: 0xffff888000000bbb (ret=0)
+     102 100.000007000: lock:contention_begin: 0xffff888000000ccc (flags=SPIN)
+	ffffffff81100000 queued_spin_lock_slowpath+0x40
+	ffffffff82200000 _raw_spin_lock_irq+0x2e
+	ffffffff81640000 folio_lruvec_lock_irq+0x20
+	ffffffff81641000 folio_batch_move_lru+0x80
+
+     102 100.000007300: lock:contention_end: 0xffff888000000ccc (ret=0)
+"""
+
+
+class LockFold(unittest.TestCase):
+    def run_bench(self, function, text):
+        env = dict(os.environ)
+        for v in ("LOCK_FUNCS", "SWAPCACHE_ONLY", "SWAPCACHE_LOCKERS"):
+            env[v] = bench_variable(v)
+        return subprocess.run(["sh", "-c", bench_function(function) + function], input=text, env=env,
+                              capture_output=True, text=True, check=True).stdout
+
+    def test_fold(self):
+        got = sorted(self.run_bench("lock_perf_fold", LOCK_SCRIPT).splitlines())
+        self.assertEqual(got, sorted([
+            "caller add_to_swap_cache 1 2000 0xffff888000000aaa",
+            "caller __remove_mapping 1 1000 0xffff888000000aaa",
+            "caller __remove_mapping 1 500 0xffff888000000bbb",
+            "caller folio_lruvec_lock_irq 1 300 0xffff888000000ccc"]))
+
+    def test_summary(self):
+        fold = self.run_bench("lock_perf_fold", LOCK_SCRIPT)
+        got = self.run_bench("lock_perf_summary", fold).splitlines()
+        # all: 4 contentions, 3800 ns; the swap cache lock (A): 2, 3000 ns
+        self.assertEqual(got[:2], ["all 4 3.80", "swapcache 2 3.00"])
+        self.assertEqual(sorted(got[2:]), ["point __remove_mapping 1", "point add_to_swap_cache 1"])
+
+    def test_no_events(self):
+        self.assertEqual(self.run_bench("lock_perf_fold", ""), "")
+        self.assertEqual(self.run_bench("lock_perf_summary", "").splitlines(),
+                         ["all 0 0.00", "swapcache 0 0.00"])
 
 
 if __name__ == "__main__":
