@@ -77,7 +77,7 @@ NOT_COMPARED = {"position", "cgroup_y", "mainline_ops", "key_hooked"}
 RENAMED = {"swapout_kbps": "swapout_kb_per_guest_s"}
 # bench/bench mode=locks runs under the label "locks": only its counts count
 LOCK_PASS = "locks"
-LOCK_PASS_METRICS = re.compile(r"^(lock|vmstat)\.")
+LOCK_PASS_METRICS = re.compile(r"^(lock|lockperf|vmstat)\.")
 # perf-profile shares (bench/perfprofile.py), in percent of a run's samples
 PROFILE_SHARE = re.compile(r"^perf-profile\.")
 BASE_LABEL = "before the upstream change"
@@ -1255,6 +1255,15 @@ LOCK_SEEDS = {
 LOCK_HEADLINE = "lock.swapcache_contentions_per_kpage"
 LOCK_SHARE = "lock.swapcache_wait_share_pct"
 LOCK_CONTROL = "locktorture"
+# The lock pass's counters: lock_stat's (lockdep's /proc/lock_stat) and
+# perf's (the lock:contention_begin/end tracepoints), each row family
+# under its prefix; (prefix, name) in the order printed
+LOCK_COUNTERS = (("lock", "lock_stat"), ("lockperf", "perf lock"))
+# A run whose window swapped out this much more or less than the median
+# of the lock pass's runs of its workload is flagged: per-page figures of
+# such a run count a different amount of reclaim (the review found 6 of
+# 42 runs of the published pass about 40% short)
+LOCK_SWAPOUT_DEVIATION = 0.20
 
 
 def lock_control(values):
@@ -1263,8 +1272,20 @@ def lock_control(values):
     return ctl or None
 
 
+def control_counters(ctl):
+    """The counters the control ran: [(prefix, name)]; lock_stat where it
+    has lock_stat's figures (a control from before perf's counter)"""
+    return [(p, n) for p, n in LOCK_COUNTERS if f"{p}.contentions" in ctl]
+
+
+def counter_contends(ctl, prefix):
+    return ctl.get(f"{prefix}.contentions", 0) > 0 and ctl.get(f"{prefix}.wait_us", 0) > 0
+
+
 def control_contends(ctl):
-    return ctl.get("lock.contentions", 0) > 0 and ctl.get("lock.wait_us", 0) > 0
+    """Every counter the control ran saw contention (and it ran one)"""
+    counters = control_counters(ctl)
+    return bool(counters) and all(counter_contends(ctl, p) for p, _ in counters)
 
 
 def lock_judgement(knob, row):
@@ -1288,36 +1309,140 @@ def lock_judgement(knob, row):
     return text
 
 
-def render_locks(rows_by, ctl):
-    """The lock pass: its control (lock_control()), then per knob the swap
-    cache lock's contentions per 1000 swapped-out pages and wait share,
-    A -> B"""
+def lock_runs(values):
+    """The lock pass's runs: {(knob, side, pair, workload): {metric: value}}"""
+    runs = defaultdict(dict)
+    for (kernel, knob, side, pair, wl, metric), x in values.items():
+        if kernel == LOCK_PASS and knob != LOCK_CONTROL:
+            runs[(knob, side, pair, wl)][metric] = x
+    return runs
+
+
+def swapout_flags(values, limit=LOCK_SWAPOUT_DEVIATION):
+    """The lock pass's runs whose window swap-out (vmstat.pswpout) is off
+    the median of its workload's runs by more than limit:
+    [(knob, side, pair, workload, pswpout, median, deviation)]"""
+    runs = lock_runs(values)
+    by_wl = defaultdict(list)
+    for (knob, side, pair, wl), m in runs.items():
+        if "vmstat.pswpout" in m:
+            by_wl[wl].append(m["vmstat.pswpout"])
+    out = []
+    for (knob, side, pair, wl), m in sorted(runs.items()):
+        x = m.get("vmstat.pswpout")
+        if x is None:
+            continue
+        med = float(np.median(by_wl[wl]))
+        dev = (x - med) / med if med else 0.0
+        if abs(dev) > limit:
+            out.append((knob, side, pair, wl, x, med, dev))
+    return out
+
+
+def counter_agreement(values):
+    """lock_stat's and perf's swap cache lock contentions on the same
+    runs: {n, ratios (perf / lock_stat per run, where lock_stat > 0),
+    spearman (rho over the runs, None below 3 or with a constant side),
+    directions [(knob, workload, lock_stat change %, perf change %)]},
+    or None where no run has both"""
+    runs = lock_runs(values)
+    both = {k: (m["lock.swapcache_contentions"], m["lockperf.swapcache_contentions"])
+            for k, m in runs.items()
+            if "lock.swapcache_contentions" in m and "lockperf.swapcache_contentions" in m}
+    if not both:
+        return None
+    ls = [v[0] for v in both.values()]
+    pf = [v[1] for v in both.values()]
+    rho = None
+    if len(both) >= 3 and len(set(ls)) > 1 and len(set(pf)) > 1:
+        rho = float(stats.spearmanr(ls, pf)[0])
+    return {"n": len(both), "ratios": [p / s for s, p in zip(ls, pf) if s > 0],
+            "lock_stat_total": sum(ls), "perf_total": sum(pf), "spearman": rho}
+
+
+def lock_knob_lines(knob, rows, aa_rows, prefix, name):
+    out = []
+    for (wl, metric), r in rows.items():
+        if metric != f"{prefix}.swapcache_contentions_per_kpage":
+            continue
+        label = "" if prefix == "lock" else f" ({name})"
+        line = (f"locks {knob}{label}: {wl} contentions/1000 pages {fmt_num(r['a_mean'])} -> "
+                f"{fmt_num(r['b_mean'])} {row_figures(r, aa_rows.get((wl, metric)))}")
+        share = rows.get((wl, f"{prefix}.swapcache_wait_share_pct"))
+        if share:
+            line += f"; wait share {share['a_mean']:.3f}% -> {share['b_mean']:.3f}%"
+        pswpout = rows.get((wl, "vmstat.pswpout"))
+        if pswpout:
+            line += f"; pswpout {fmt_num(pswpout['a_mean'])} -> {fmt_num(pswpout['b_mean'])}"
+        out.append(line + f" => {lock_judgement(knob, r)}")
+    return out
+
+
+def render_locks(rows_by, ctl, values=None):
+    """The lock pass: its control (lock_control()), then per knob and
+    counter the swap cache lock's contentions per 1000 pages swapped out
+    in the window and wait share, A -> B; the two counters' agreement on
+    the same runs; the runs whose swap-out deviates, and each knob again
+    without their pairs"""
+    values = values or {}
     knobs = sorted(n for n in rows_by if n.endswith("@" + LOCK_PASS) and not n.startswith("aa@"))
     if ctl is None and not knobs:
         return []
-    text = ["== lock pass: the swap cache lock's contentions per 1000 swapped-out pages and wait",
-            "   time as a share of the run (lock_stat), A -> B; timings of this pass are context"]
+    if any(k[0] == LOCK_PASS and k[5] == "lock.window_cpus" for k in values):
+        text = ["== lock pass: the swap cache lock's contentions per 1000 pages swapped out in the window",
+                "   and wait time as a share of the window's CPU time, A -> B, from lock_stat (lockdep) and",
+                "   perf lock (the lock:contention_begin/end tracepoints, no lockdep; a spin lock's first",
+                "   waiter is not traced), where each ran; timings of this pass are context"]
+    else:
+        # a pass from before the window (bench/bench of 2026-12-07 and
+        # earlier): lock_stat over the whole run, pages of the whole run
+        text = ["== lock pass: the swap cache lock's contentions per 1000 swapped-out pages and wait",
+                "   time as a share of the run (lock_stat), A -> B; timings of this pass are context"]
     if ctl is not None:
-        text.append(f"control locktorture: spin_lock, 2 writers, {fmt_num(ctl.get('lock.seconds'))} s on "
-                    f"{fmt_num(ctl.get('lock.cpus'))} CPUs: contentions {fmt_num(ctl.get('lock.contentions'))}, "
-                    f"wait {fmt_num(ctl.get('lock.wait_us'))} us, acquisitions {fmt_num(ctl.get('lock.acquisitions'))}"
-                    f" => {'the counters see contention' if control_contends(ctl) else 'NO CONTENTION: the pass cannot see any'}")
+        writers = fmt_num(ctl.get("lock.writers", 2))
+        for prefix, name in control_counters(ctl) or [("lock", "lock_stat")]:
+            label = "" if prefix == "lock" else f" ({name})"
+            line = (f"control locktorture{label}: spin_lock, {writers} writers, "
+                    f"{fmt_num(ctl.get(f'{prefix}.seconds'))} s on {fmt_num(ctl.get('lock.cpus'))} CPUs: "
+                    f"contentions {fmt_num(ctl.get(f'{prefix}.contentions'))}, "
+                    f"wait {fmt_num(ctl.get(f'{prefix}.wait_us'))} us")
+            if prefix == "lock":
+                line += f", acquisitions {fmt_num(ctl.get('lock.acquisitions'))}"
+            if f"{prefix}.perf_lock_contended" in ctl:
+                line += f" (perf lock contention's total {fmt_num(ctl[f'{prefix}.perf_lock_contended'])})"
+            seen = counter_contends(ctl, prefix)
+            text.append(line + f" => {'the counters see contention' if seen else 'NO CONTENTION: the pass cannot see any'}")
     aa_rows = rows_by.get(f"aa@{LOCK_PASS}", {})
     for name in knobs:
         knob = name.partition("@")[0]
-        rows = rows_by[name]
-        for (wl, metric), r in rows.items():
-            if metric != LOCK_HEADLINE:
+        for prefix, cname in LOCK_COUNTERS:
+            text += lock_knob_lines(knob, rows_by[name], aa_rows, prefix, cname)
+    agree = counter_agreement(values)
+    if agree:
+        r = agree["ratios"]
+        text.append(f"agreement: swap cache lock contentions per run, perf lock / lock_stat on the same "
+                    f"{agree['n']} runs: total {fmt_num(agree['perf_total'])} / {fmt_num(agree['lock_stat_total'])}"
+                    + (f", per run median {float(np.median(r)):.3f} [{min(r):.3f}, {max(r):.3f}]" if r else "")
+                    + (f", Spearman rho {agree['spearman']:.2f}" if agree["spearman"] is not None
+                       else ", no rank correlation (under 3 runs or a constant side)"))
+    flags = swapout_flags(values)
+    if flags:
+        text.append(f"flagged: {len(flags)} runs swapped out over {100 * LOCK_SWAPOUT_DEVIATION:.0f}% "
+                    "more or less than their workload's median in the window:")
+        for knob, side, pair, wl, x, med, dev in flags:
+            text.append(f"flagged {knob}={side} pair {pair} {wl}: pswpout {fmt_num(x)} "
+                        f"(median {fmt_num(med)}, {100 * dev:+.1f}%)")
+        bad = {(k, p, w) for k, _, p, w, _, _, _ in flags}
+        kept = {k: x for k, x in values.items() if (k[1], k[3], k[4]) not in bad}
+        for name in knobs:
+            knob = name.partition("@")[0]
+            if not any(k == knob for k, _, _ in bad):
                 continue
-            line = (f"locks {knob}: {wl} contentions/1000 pages {fmt_num(r['a_mean'])} -> {fmt_num(r['b_mean'])} "
-                    f"{row_figures(r, aa_rows.get((wl, metric)))}")
-            share = rows.get((wl, LOCK_SHARE))
-            if share:
-                line += f"; wait share {share['a_mean']:.3f}% -> {share['b_mean']:.3f}%"
-            pswpout = rows.get((wl, "vmstat.pswpout"))
-            if pswpout:
-                line += f"; pswpout {fmt_num(pswpout['a_mean'])} -> {fmt_num(pswpout['b_mean'])}"
-            text.append(line + f" => {lock_judgement(knob, r)}")
+            rows = rows_of(kept, (LOCK_PASS, knob, "0"), (LOCK_PASS, knob, "1"))
+            aa_kept = rows_of(kept, (LOCK_PASS, "aa", "a1"), (LOCK_PASS, "aa", "a2"))
+            for prefix, cname in LOCK_COUNTERS:
+                text += [f"without flagged pairs: {ln}"
+                         for ln in lock_knob_lines(knob, rows, aa_kept, prefix, cname)]
     text.append("")
     return text
 
@@ -1570,11 +1695,12 @@ def report(outdir):
         text.append(f"fidelity: not judged: the published reboot effects are Linux 6.12's under icount, "
                     f"this run is Linux {kver}, ICOUNT={icount} (make study STUDY=fidelity measures its own)")
     ctl = lock_control(values)
-    lock_text = render_locks(rows_by, ctl)
+    lock_text = render_locks(rows_by, ctl, values)
     text += lock_text
     if ctl is not None and not control_contends(ctl):
-        failures.append("lock pass: the locktorture control shows no contention, "
-                        "so the pass could not have seen any")
+        failures.append("lock pass: the locktorture control shows no contention in "
+                        + " and ".join(n for p, n in control_counters(ctl) if not counter_contends(ctl, p))
+                        + " (or ran no counter), so the pass could not have seen any in it")
     text.append("== verdicts (each knob's headline row: exp(mean ln(B/A)) - 1 [95% t], n, Hodges-Lehmann")
     text.append("   [exact Wilcoxon], MDE; pswpout and the mechanism A -> B), then context rows, not judged")
     text += [f"verdict {v}" for v in verdicts]

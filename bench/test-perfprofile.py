@@ -321,5 +321,91 @@ class LockFold(unittest.TestCase):
                          ["all 0 0.00", "swapcache 0 0.00"])
 
 
+def lock_pass_lines(perf_control=(4000, 900.0), short_pair=None):
+    """A lock pass with both counters: skip_wb_tags pairs 1-4 and A/A pairs,
+    lock_stat's swap cache contentions 100 (A) and 60 (B) per run, perf's
+    a fifth of them; short_pair: that pair's B run swapped out 40% less"""
+    lines = ["RESULT locks locktorture control 1 spin_lock lock.seconds 10",
+             "RESULT locks locktorture control 1 spin_lock lock.cpus 3",
+             "RESULT locks locktorture control 1 spin_lock lock.writers 3",
+             "RESULT locks locktorture control 1 spin_lock lock.contentions 500000",
+             "RESULT locks locktorture control 1 spin_lock lock.wait_us 800000",
+             "RESULT locks locktorture control 1 spin_lock lock.acquisitions 900000",
+             "RESULT locks locktorture control 1 spin_lock lockperf.seconds 2",
+             f"RESULT locks locktorture control 1 spin_lock lockperf.contentions {perf_control[0]}",
+             f"RESULT locks locktorture control 1 spin_lock lockperf.wait_us {perf_control[1]}"]
+    for knob, sides in (("skip_wb_tags", ("0", "1")), ("aa", ("a1", "a2"))):
+        for pair in range(1, 5):
+            for side in sides:
+                lk = 100 + pair if side in ("0", "a1", "a2") else 60 + pair
+                if knob == "aa":
+                    lk = 80 + pair + (side == "a2")
+                pages = 36000 if (knob, side, pair) == short_pair else 60000
+                pf = lk / 5
+                r = f"RESULT locks {knob} {side} {pair} swap-w-seq"
+                lines += [f"PLAN locks {knob} {side} {pair} swap-w-seq",
+                          f"{r} vmstat.pswpout {pages}", f"{r} lock.window_cpus 3",
+                          f"{r} lock.swapcache_contentions {lk}",
+                          f"{r} lock.swapcache_contentions_per_kpage {lk * 1000 / pages:.3f}",
+                          f"{r} lock.swapcache_wait_share_pct {lk / 1000:.4f}",
+                          f"{r} lockperf.swapcache_contentions {pf}",
+                          f"{r} lockperf.swapcache_contentions_per_kpage {pf * 1000 / pages:.3f}",
+                          f"{r} lockperf.swapcache_wait_share_pct {pf / 1000:.4f}"]
+    return lines
+
+
+class LockReport(unittest.TestCase):
+    """The lock pass in the report: both counters, their agreement on the
+    same runs, the control in each, the runs whose swap-out deviates"""
+
+    def run_report(self, lines):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "results.txt"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+            _, failures = report.report(d)
+            rc = 1 if failures else 0
+            with open(os.path.join(d, "table.txt")) as f:
+                return rc, f.read()
+
+    def test_both_counters_and_agreement(self):
+        rc, table = self.run_report(lock_pass_lines())
+        lines = table.splitlines()
+        self.assertIn("control locktorture (perf lock): spin_lock, 3 writers, 2 s on 3 CPUs: "
+                      "contentions 4000, wait 900 us => the counters see contention", lines)
+        self.assertTrue(any(ln.startswith("locks skip_wb_tags: swap-w-seq contentions/1000 pages 1.71 -> 1.04")
+                            for ln in lines), table)
+        self.assertTrue(any(ln.startswith("locks skip_wb_tags (perf lock): swap-w-seq contentions/1000 pages "
+                                          "0.34 -> 0.21") for ln in lines), table)
+        # 16 runs with both, perf's a fifth of lock_stat's in each: the
+        # counts rank alike (rho 1), every ratio 0.2
+        agree = [ln for ln in lines if ln.startswith("agreement: ")]
+        self.assertEqual(len(agree), 1, table)
+        self.assertIn("on the same 16 runs", agree[0])
+        self.assertIn("Spearman rho 1.00", agree[0])
+        self.assertIn("per run median 0.200 [0.200, 0.200]", agree[0])
+        self.assertFalse(any(ln.startswith("flagged") for ln in lines), table)
+
+    def test_control_reading_zero_in_perf_fails(self):
+        """perf's counter reading 0 on the control fails the report, even
+        where lock_stat saw contention (a spin lock at 2 CPUs)"""
+        rc, table = self.run_report(lock_pass_lines(perf_control=(0, 0)))
+        self.assertIn("control locktorture (perf lock): spin_lock, 3 writers, 2 s on 3 CPUs: contentions 0, "
+                      "wait 0 us => NO CONTENTION: the pass cannot see any", table.splitlines())
+        self.assertNotEqual(rc, 0)
+        self.assertFalse(report.control_contends(
+            {"lock.contentions": 5, "lock.wait_us": 1.0, "lockperf.contentions": 0, "lockperf.wait_us": 0}))
+        self.assertTrue(report.control_contends(
+            {"lock.contentions": 5, "lock.wait_us": 1.0, "lockperf.contentions": 3, "lockperf.wait_us": 2.0}))
+
+    def test_deviating_swapout_flagged(self):
+        rc, table = self.run_report(lock_pass_lines(short_pair=("skip_wb_tags", "1", 2)))
+        lines = table.splitlines()
+        self.assertIn("flagged skip_wb_tags=1 pair 2 swap-w-seq: pswpout 36000 (median 60000, -40.0%)", lines)
+        # the knob again without pair 2, in each counter
+        again = [ln for ln in lines if ln.startswith("without flagged pairs: locks skip_wb_tags")]
+        self.assertEqual(len(again), 2, table)
+        self.assertIn("n=3", again[0])
+
+
 if __name__ == "__main__":
     unittest.main()
