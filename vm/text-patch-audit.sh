@@ -50,8 +50,8 @@ declare -A why=(
 	[__static_call_init]="module loading: the new module's own sites, before any of its code runs (and bench loads modules with CPU 0 alone online)"
 	# what bench/bench makes with CPU 0 alone online
 	[__swapcache_ab_set]="bench: the swapcache_ab sites, set with CPU 0 alone online (one_cpu_text=1)"
-	[tracepoint_add_func]="bench: a tracepoint enabled; the lock pass enables none (bench WQ=0)"
-	[tracepoint_probe_unregister]="bench: a tracepoint disabled; the lock pass enables none"
+	[tracepoint_add_func]="bench: a tracepoint enabled; the lock pass enables lock:contention_begin/end alone (perf's counter), from a perf stat started with CPU 0 alone online that holds them until bench ends (bench WQ=0)"
+	[tracepoint_probe_unregister]="bench: a tracepoint disabled; the lock pass's two, when that perf stat ends with CPU 0 alone online"
 )
 while read -r fn entry; do
 	[ -n "$fn" ] || continue
