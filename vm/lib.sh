@@ -71,7 +71,8 @@ stock_612_src() {
 # (vm/run-vm.sh says why of both)
 qemu_accel_args() { # [tcg-thread]
 	case ${ACCEL:-tcg} in
-	tcg) echo "-accel tcg,thread=${1:-single} -cpu max,la57=off" ;;
+	# one host thread per vCPU: named "CPU N/TCG" (bench/ab.sh pins them)
+	tcg) echo "-accel tcg,thread=${1:-single} -cpu max,la57=off$([ "${1:-}" = multi ] && echo " -name guest=swapcache_ab,debug-threads=on")" ;;
 	kvm) echo "-accel kvm -cpu host" ;;
 	*) die "ACCEL must be tcg or kvm" ;;
 	esac
