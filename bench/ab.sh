@@ -26,11 +26,15 @@
 #                 kernel with each knob set after boot to one side: each
 #                 knob's reboot A/B measured again beside its runtime A/Bs
 #   locks         one boot of the lock pass kernel (vm/locks.config:
-#                 lock_stat, no runtime text patching) on multi-threaded
+#                 lock_stat, no runtime text patching; LOCK_KERNEL=
+#                 contention: the same without lockdep) on multi-threaded
 #                 TCG: locktorture's positive control, then pairs of
 #                 skip_wb_tags, offset_key.trunks0 and trunks (and A/A)
 #                 under global memory pressure, counting contentions and
-#                 wait time per lock class and contention point
+#                 wait time over each window, per lock class and
+#                 contention point from lock_stat and per caller from
+#                 perf's lock:contention_begin/end tracepoints (where this
+#                 host has perf), each where the kernel has it
 #   simultaneous  on skip_wb_tags and cow_free, the knob pairs one after
 #                 the other against both sides at once in two sibling
 #                 cgroups, one boot each in an order drawn from SEED
@@ -56,7 +60,15 @@
 #                     dispatch pairs, the overhead rounds
 #   LOCK_CPUS=2       vCPUs of the lock study: at most the host's cores,
 #                     since a vCPU preempted while it holds a guest lock
-#                     makes contention that no machine has
+#                     makes contention that no machine has (LOCK_OVERSUB=1
+#                     allows more, for perf's counter: it sees a spin
+#                     lock's waiters from the second on, at 3 CPUs or
+#                     more); each vCPU thread pinned to a host core
+#   LOCK_KERNEL=locks the lock pass kernel: locks (lock_stat and perf's
+#                     counter, on the same runs) or contention (no
+#                     lockdep: perf's counter alone)
+#   LOCKPERF=         1: perf's counter required, 0: off (default: where
+#                     this host has perf, packed into the initramfs)
 #   LOCK_TASKS=2*LOCK_CPUS  usemem processes of the lock study
 #   LOCK_PMEM_MB=512  its pmem swap device, of the VM's 1536 MB
 #   ICOUNT=1          -icount: guest time counts instructions, so timings
@@ -137,12 +149,29 @@ NR_TASK=${NR_TASK:-2} MEM=${MEM:-32} FULL=${FULL:-0}
 AA=${AA:-1} HOOK=${HOOK:-1}
 LOCK_CPUS=${LOCK_CPUS:-2} LOCK_PMEM_MB=${LOCK_PMEM_MB:-512}
 LOCK_TASKS=${LOCK_TASKS:-$((2 * LOCK_CPUS))}
+LOCK_KERNEL=${LOCK_KERNEL:-locks} LOCKPERF=${LOCKPERF:-} LOCK_OVERSUB=${LOCK_OVERSUB:-0}
+case $LOCK_KERNEL in locks | contention) ;; *) die "LOCK_KERNEL is locks or contention, not '$LOCK_KERNEL'" ;; esac
+case $LOCKPERF in '' | 0 | 1) ;; *) die "LOCKPERF is 0 or 1 (or empty: where perf is), not '$LOCKPERF'" ;; esac
 # Whether pass 3 runs (it needs knobs to pair)
 lock_pass=0
 [ "$LOCKS" = 1 ] && [ "$KNOBS" != none ] && lock_pass=1
 if [ "$lock_pass" = 1 ] && [ "$LOCK_CPUS" -gt "$(nproc)" ]; then
-	die "LOCK_CPUS=$LOCK_CPUS is more than this host's $(nproc) cores: a vCPU preempted while holding a guest lock would make contention no machine has"
+	[ "$LOCK_OVERSUB" = 1 ] ||
+		die "LOCK_CPUS=$LOCK_CPUS is more than this host's $(nproc) cores: a vCPU preempted while holding a guest lock would make contention no machine has (LOCK_OVERSUB=1 runs it anyway)"
+	log "LOCK_CPUS=$LOCK_CPUS on $(nproc) cores (LOCK_OVERSUB=1): a vCPU preempted while holding a guest lock makes contention no machine has; a counter's check, not a measurement"
 fi
+# perf in the lock pass's initramfs: its counter (bench/bench lockperf)
+lock_vm_perf=0
+if [ "$lock_pass" = 1 ] && [ "$LOCKPERF" != 0 ]; then
+	if command -v perf >/dev/null; then
+		lock_vm_perf=1
+	else
+		[ "$LOCKPERF" = 1 ] && die "LOCKPERF=1: no perf on this host (linux-perf)"
+		log "no perf on this host (linux-perf): the lock pass counts from lock_stat alone"
+	fi
+fi
+[ "$LOCK_KERNEL" = contention ] && [ "$lock_pass" = 1 ] && [ "$lock_vm_perf" = 0 ] &&
+	die "LOCK_KERNEL=contention counts with perf alone: it needs perf (linux-perf) and LOCKPERF unset or 1"
 # The reboot A/Bs: reference kernels are stock 6.12 plus a patch
 fid_knobs='' ref_kernels=''
 if [ "$FIDELITY" = 1 ]; then
@@ -245,15 +274,17 @@ vm/make-initramfs.sh "$initrd" ${MODULE_KO:+"$MODULE_KO"}
 if [ "$lock_pass" = 1 ]; then
 	# The lock pass kernel, the module built for it in a copy of its
 	# sources, locktorture for the control
-	vm/build-kernel.sh locks
-	locks_kdir=$(kernel_dir locks)
+	vm/build-kernel.sh "$LOCK_KERNEL"
+	locks_kdir=$(kernel_dir "$LOCK_KERNEL")
 	# Nothing but bench's own static call updates may patch its text
 	# once the second vCPU runs
 	vm/text-patch-audit.sh "$locks_kdir" >"$out/text-patch-audit.txt" ||
 		die "the lock pass kernel can patch its text at runtime: see $out/text-patch-audit.txt"
-	vm/build-module.sh "$locks_kdir" "$BUILD_DIR/locks/module"
-	initrd_locks=$BUILD_DIR/vm/initramfs-locks.cpio.gz
-	vm/make-initramfs.sh "$initrd_locks" "$BUILD_DIR/locks/module/module/swapcache_ab.ko" \
+	vm/build-module.sh "$locks_kdir" "$BUILD_DIR/$LOCK_KERNEL/module"
+	# make-initramfs.sh packs selftests/api's module of the kernel's release
+	vm/build-selftests.sh "$locks_kdir"
+	initrd_locks=$BUILD_DIR/vm/initramfs-$LOCK_KERNEL.cpio.gz
+	VM_PERF=$lock_vm_perf vm/make-initramfs.sh "$initrd_locks" "$BUILD_DIR/$LOCK_KERNEL/module/module/swapcache_ab.ko" \
 		"$locks_kdir/kernel/torture.ko" "$locks_kdir/kernel/locking/locktorture.ko"
 fi
 
@@ -289,6 +320,31 @@ annotate() { # phase
 
 vm_failed=()
 boot_orders=()
+# Pin the vCPU threads ("CPU N/TCG") of the QEMU whose console is the
+# file given, vCPU N to host core N mod nproc, as soon as they all exist
+pin_vcpus() { # console-log
+	local pid='' p t n i=0
+	# (in the background: a thread or process that goes meanwhile is no error)
+	set +e +o pipefail
+	while [ "$i" -lt 600 ]; do
+		for p in /proc/[0-9]*; do
+			[ -r "$p/cmdline" ] && tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q -- "-serial file:$1 " &&
+				[ "$(cat "$p/comm" 2>/dev/null)" = qemu-system-x86 ] && pid=${p#/proc/}
+		done
+		if [ -n "$pid" ] && [ "$(grep -lx 'CPU [0-9]*/TCG' /proc/"$pid"/task/*/comm 2>/dev/null | wc -l)" -ge "$LOCK_CPUS" ]; then
+			for t in /proc/"$pid"/task/*; do
+				n=$(sed -n 's|^CPU \([0-9]*\)/TCG$|\1|p' "$t/comm" 2>/dev/null)
+				[ -n "$n" ] || continue
+				taskset -p -c $((n % $(nproc))) "${t##*/}" >/dev/null &&
+					echo "vCPU $n: thread ${t##*/} pinned to host core $((n % $(nproc)))"
+			done
+			return 0
+		fi
+		sleep 0.5
+		i=$((i + 1))
+	done
+	echo "vCPU pinning: no QEMU with $LOCK_CPUS vCPU threads found in 300 s: not pinned"
+}
 declare -A pass_seconds
 boot() { # name kernel-variant label bench-args phase
 	local boot_start=$SECONDS
@@ -357,10 +413,18 @@ if [ "$lock_pass" = 1 ]; then
 	# QEMU 7.2's multi-threaded TCG lets a vCPU execute a finished text
 	# patch's int3 (vm/run-vm.sh).  Global pressure: usemem sized from
 	# the VM's memory, no cgroup limit
+	# Each vCPU's host thread pinned to a core (vCPU i to core i mod the
+	# host's cores) once QEMU has started it: the same placement in
+	# every run; the lines say where each went
+	pin_vcpus "$out/vm/locks-console.log" >"$out/vm/locks-pinning.log" 2>&1 &
+	pinner=$!
 	BOOT_INITRD=$initrd_locks VM_PMEM_MB=$LOCK_PMEM_MB VM_ICOUNT=0 VM_CPUS=$LOCK_CPUS VM_TCG_THREAD=multi \
-		boot locks locks locks \
-		"mode=locks,runs=$RUNS,knobs=$KNOBS,aa=$AA,one_cpu_text=1,$(common_args "$LOCK_TASKS" 0)" \
+		boot locks "$LOCK_KERNEL" locks \
+		"mode=locks,runs=$RUNS,knobs=$KNOBS,aa=$AA,one_cpu_text=1${LOCKPERF:+,lockperf=$LOCKPERF},$(common_args "$LOCK_TASKS" 0)" \
 		"locks"
+	kill "$pinner" 2>/dev/null || true
+	wait "$pinner" 2>/dev/null || true
+	cat "$out/vm/locks-pinning.log"
 fi
 
 # PROFILE: perf record's folded chains (bench/perfprofile.py)
@@ -378,7 +442,7 @@ booted=patched
 { [ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ]; } && booted+=" stock"
 [ "$FIDELITY" = 1 ] && booted+=" stock2"
 booted+=" $ref_kernels"
-[ "$lock_pass" = 1 ] && booted+=" locks"
+[ "$lock_pass" = 1 ] && booted+=" $LOCK_KERNEL"
 python3 - "$out/provenance.json" <<EOF
 import json, sys
 json.dump({
@@ -395,6 +459,8 @@ json.dump({
                 "SWAP_DISK_MB": $SWAP_DISK_MB, "FULL": $FULL, "AA": $AA,
                 "OVERHEAD": $OVERHEAD, "LOCKS": $LOCKS, "KNOB_PASS": $KNOB_PASS, "LOCK_CPUS": $LOCK_CPUS,
                 "LOCK_TASKS": $LOCK_TASKS, "LOCK_PMEM_MB": $LOCK_PMEM_MB,
+                "LOCK_KERNEL": "$LOCK_KERNEL", "LOCKPERF": "$LOCKPERF", "LOCK_OVERSUB": $LOCK_OVERSUB,
+                "LOCK_VM_PERF": $lock_vm_perf,
                 "FIDELITY": $FIDELITY, "HOOK": $HOOK, "BOOT_WARM": $BOOT_WARM,
                 "MODULE_KO": "${MODULE_KO:-}",
                 "ICOUNT": $ICOUNT, "VM_ICOUNT_SLEEP": "$VM_ICOUNT_SLEEP", "SEED": $SEED, "VM_CPUS": ${VM_CPUS:-2},
@@ -402,7 +468,7 @@ json.dump({
     "kernel_releases": {"patched": "$(kernel_release patched)",
                         "stock": "$([ "$OVERHEAD" = 1 ] || [ "$FIDELITY" = 1 ] && kernel_release stock)",
                         "stock2": "$([ "$FIDELITY" = 1 ] && kernel_release stock2)",
-                        $(for k in $ref_kernels $([ "$lock_pass" = 1 ] && echo locks); do printf '"%s": "%s", ' "$k" "$(kernel_release "$k")"; done)},
+                        $(for k in $ref_kernels $([ "$lock_pass" = 1 ] && echo "$LOCK_KERNEL"); do printf '"%s": "%s", ' "$k" "$(kernel_release "$k")"; done)},
     "boot_orders": "$(printf '%s; ' "${boot_orders[@]}")",
     "pass_seconds": {$(for k in "${!pass_seconds[@]}"; do printf '"%s": %s, ' "$k" "${pass_seconds[$k]}"; done)},
     "qemu": "$(qemu-system-x86_64 --version | head -1)",
