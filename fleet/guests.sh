@@ -66,8 +66,10 @@ start() {
 		qemu-system-x86_64 $accel -m "$mem" -smp "$cpus" \
 			-name "fleet-guest$i" -display none -daemonize -pidfile "$dir/guest$i.pid" \
 			-serial "file:$dir/guest$i.console" \
-			-drive "file=$dir/guest$i.qcow2,format=qcow2,if=virtio" \
-			-drive "file=$dir/guest$i-swap.raw,format=raw,if=virtio,serial=swapcache-ab-test" \
+			-drive "file=$dir/guest$i.qcow2,format=qcow2,if=none,id=root" \
+			-device virtio-blk-pci,drive=root,bootindex=0 \
+			-drive "file=$dir/guest$i-swap.raw,format=raw,if=none,id=test" \
+			-device virtio-blk-pci,drive=test,serial=swapcache-ab-test \
 			-nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" ||
 			die "guest$i did not start"
 		echo -n "guest$i ansible_host=127.0.0.1 ansible_port=$port" >>"$inventory"
