@@ -15,11 +15,20 @@
 #   3. fleet/site.yml twice: the first installs, reboots, checks, runs the
 #      A/B and reports, and every guest but the last must take part, the
 #      last left out for its kernel's missing hooks; the second must change
-#      nothing on any host (it measures again: a second report);
+#      nothing on any host (it measures again: a second report).  With 3
+#      guests or more, guest2 has a swap of its own (a swap file in its
+#      fstab, as the Debian installer makes a partition) and
+#      fleet_other_swap=off: the A/B takes it off and it must be on again;
 #   4. on the last guest, with swapcache-ab-dkms installed, a kernel
 #      without the hooks (stock, packaged by bindeb-pkg): apt must install
-#      its headers and image, DKMS skipping that kernel; purged again;
+#      its headers and image, DKMS skipping that kernel; purged again
+#      (FLEET_HOOKLESS=0: not, nor the stock kernel built);
 #   5. fleet/remove.yml: each host back to Debian's kernel, as it was;
+#      guest1 from its own records (the controller's deleted first), and
+#      with 3 guests or more, guest2 as an older site.yml left it (the
+#      controller's records only, the patched kernel GRUB's saved entry);
+#      then a host whose preflight fails (guest1's /boot filled) is left
+#      out of a roll-out with nothing on it changed;
 #   6. the canary stop (FLEET_CANARY=1, with remove.yml): on the removed
 #      guests, the roll-out again with guest1's patched kernel made
 #      unbootable must fail on guest1, back on Debian's kernel, and touch
@@ -28,7 +37,7 @@
 # Wall times of each step at the end.
 # Environment: FLEET_KERNEL=server, FLEET_GUESTS=3, FLEET_BENCH_ARGS (the
 # profile: fleet/vars.sh), FLEET_REMOVE=1 (0: keep everything installed),
-# FLEET_CANARY=1, FLEET_KEEP=0, FLEET_APT_PORT=2280, KVER.
+# FLEET_HOOKLESS=1, FLEET_CANARY=1, FLEET_KEEP=0, FLEET_APT_PORT=2280, KVER.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,7 +74,9 @@ image_key=
 step "$variant kernel packages" env FLEET_IMAGE_KEY="$image_key" vm/build-packages.sh "$variant"
 # A kernel without the hooks, which make fleet installs beside
 # swapcache-ab-dkms on the last guest (step 4)
-if [ "$guests" -gt 1 ]; then
+hookless=${FLEET_HOOKLESS:-1}
+[ "$guests" -gt 1 ] || hookless=0
+if [ "$hookless" = 1 ]; then
 	step "stock kernel packages" bash -c 'vm/build-kernel.sh stock && vm/build-packages.sh stock'
 fi
 
@@ -119,6 +130,22 @@ playbook() { # run playbook
 recap() { # run
 	sed -n 's/^\([A-Za-z0-9._-]*\) *: ok=[0-9]* *changed=\([0-9]*\) .*/\1 \2/p' "$dir/$1.log"
 }
+# An ad-hoc shell command on one guest (its output in scenarios.log)
+on_guest() { # guest command
+	ansible -i "$dir/inventory.ini" "$1" -b -m ansible.builtin.shell -a "$2" >>"$dir/scenarios.log" 2>&1
+}
+: >"$dir/scenarios.log"
+# guest2's own swap, in its fstab, as the Debian installer makes one (a
+# file here): with fleet_other_swap=off the A/B takes it off for the run
+# and puts it back on
+own_swap=0
+if [ "$guests" -ge 3 ]; then
+	own_swap=1
+	on_guest guest2 'fallocate -l 64M /swap-own && chmod 600 /swap-own && mkswap /swap-own &&
+		echo "/swap-own none swap sw 0 0" >>/etc/fstab && swapon /swap-own' ||
+		die "could not give guest2 a swap of its own: see $dir/scenarios.log"
+	sed -i 's/^\(guest2 .*\)$/\1 fleet_other_swap=off/' "$dir/inventory.ini"
+fi
 step "site.yml, first run" playbook site-1 fleet/site.yml
 # The outcome make fleet shows: every guest but the last takes part, and
 # the last, on Debian's kernel, is left out because it has no hooks
@@ -131,6 +158,11 @@ stock = p["left_out"].get(f"guest{n}", "") if n > 1 else "CONFIG_SWAPCACHE_AB_HO
 print(f"taking part: {p['hosts']} (want {want}); guest{n} left out: {stock!r}")
 sys.exit(0 if p["hosts"] == want and "CONFIG_SWAPCACHE_AB_HOOKS" in stock else 1)
 CHECK
+if [ "$own_swap" = 1 ]; then
+	on_guest guest2 'swapon --show=NAME --noheadings | grep -x /swap-own' ||
+		die "guest2's own swap is not on again after the A/B: see $dir/scenarios.log"
+	log "guest2 measured with its own swap taken off for the A/B, and on again after"
+fi
 step "site.yml, second run" playbook site-2 fleet/site.yml
 [ "$(recap site-2 | wc -l)" -eq $((guests + 1)) ] || die "site.yml's second recap does not name every host"
 changed=$(recap site-2 | awk '$2 != 0')
@@ -161,11 +193,76 @@ hookless_kernel() {
 		rm ${files[*]}" || die "could not purge the hookless kernel: see $log"
 	log "a hookless kernel (bindeb-pkg, no .config in its headers) installed beside swapcache-ab-dkms on guest$guests: DKMS skipped $release"
 }
-if [ "$guests" -gt 1 ]; then
+if [ "$hookless" = 1 ]; then
 	step "hookless kernel" hookless_kernel
 fi
+# remove.yml from the hosts' own records: guest1's on the controller
+# deleted; guest2 as an older site.yml left it, which kept records on
+# the controller only and made the patched kernel GRUB's saved entry
+older_site() {
+	cat >"$dir/older-site.sh" <<'OLDER'
+#!/bin/sh
+set -eu
+cfg=/boot/grub/grub.cfg
+sub=$(sed -n "s/^submenu .*\$menuentry_id_option '\([^']*\)'.*/\1/p" $cfg | head -n 1)
+id=$(grep -o "gnulinux-$1-advanced-[^']*" $cfg | head -n 1)
+[ -n "$sub" ] || exit 1
+[ -n "$id" ] || exit 1
+grub-set-default "$sub>$id"
+rm -r /var/lib/swapcache-ab-fleet
+grub-editenv /boot/grub/grubenv list
+OLDER
+	ansible -i "$dir/inventory.ini" guest2 -b -m ansible.builtin.script -a "$dir/older-site.sh $release" >>"$dir/scenarios.log" 2>&1
+}
+removal() {
+	rm "$dir/state/guest1".*
+	if [ "$own_swap" = 1 ]; then
+		older_site || die "could not make guest2 as an older site.yml left it: see $dir/scenarios.log"
+	fi
+	playbook remove fleet/remove.yml || return
+	grep -q "guest1: records: host;" "$dir/remove.log" || die "remove.yml did not read guest1's records from guest1"
+	if [ "$own_swap" = 1 ]; then
+		grep -q "guest2: records: controller;" "$dir/remove.log" || die "remove.yml did not read guest2's records from the controller"
+	fi
+	# Each guest as remove.yml's own check says, read apart from it
+	local i
+	for i in $(seq "$guests"); do
+		on_guest "guest$i" 'echo "kernel=$(uname -r)"; grub-editenv /boot/grub/grubenv list;
+			dpkg-query -W -f="\${db:Status-Status} \${binary:Package}\n" | grep -c "^installed .*swapcache-ab" || true;
+			! uname -r | grep -q swapcache-ab && ! grub-editenv /boot/grub/grubenv list | grep -q swapcache-ab &&
+			! dpkg-query -W -f="\${db:Status-Status} \${binary:Package}\n" | grep -q "^installed .*swapcache-ab" &&
+			[ ! -e /var/lib/swapcache-ab-fleet ]' ||
+			die "guest$i runs a patched kernel, has one in GRUB's environment, keeps our packages or records after remove.yml: see $dir/scenarios.log"
+	done
+	log "remove.yml: guest1 from its own records$([ "$own_swap" = 0 ] || echo ", guest2 as an older site.yml left it"); every guest without our kernel, packages or records"
+}
+# A host whose preflight fails (guest1's /boot filled, now that it has
+# nothing of ours): left out with the reason, nothing on it changed
+full_boot() {
+	local before after rc=0
+	on_guest guest1 'free=$(df -P -k /boot | awk "NR == 2 { print \$4 }") &&
+		fallocate -l $(((free - 100 * 1024) * 1024)) /boot/fleet-fill && df -h /boot' ||
+		die "could not fill guest1's /boot: see $dir/scenarios.log"
+	before=$(ansible -i "$dir/inventory.ini" guest1 -b -m ansible.builtin.shell \
+		-a 'grub-editenv /boot/grub/grubenv list; ls /etc/default/grub.d /etc/apt/sources.list.d; dpkg-query -W | md5sum' 2>&1) ||
+		die "guest1: $before"
+	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" -e fleet_module_key_on=all \
+		-e "fleet_results_dir=$results/full-boot" --limit guest1,localhost \
+		--tags install fleet/site.yml >"$dir/full-boot.log" 2>&1 || rc=$?
+	after=$(ansible -i "$dir/inventory.ini" guest1 -b -m ansible.builtin.shell \
+		-a 'grub-editenv /boot/grub/grubenv list; ls /etc/default/grub.d /etc/apt/sources.list.d; dpkg-query -W | md5sum' 2>&1) ||
+		die "guest1: $after"
+	on_guest guest1 'rm /boot/fleet-fill' || die "could not empty guest1's /boot again: see $dir/scenarios.log"
+	[ "$rc" = 0 ] || die "site.yml failed with a host left out by its preflight: see $dir/full-boot.log"
+	grep -q "guest1 takes no part, nothing on it changed: .*/boot has [0-9]* MiB free" "$dir/full-boot.log" ||
+		die "guest1 with a full /boot was not left out for it: see $dir/full-boot.log"
+	[ "$(recap full-boot | awk '$1 == "guest1" { print $2 }')" = 0 ] || die "guest1 changed with a full /boot: see $dir/full-boot.log"
+	[ "$before" = "$after" ] || die "guest1 changed with a full /boot: $before / $after"
+	log "a full /boot: guest1 left out by the preflight, nothing on it changed"
+}
 if [ "${FLEET_REMOVE:-1}" = 1 ]; then
-	step "remove.yml" playbook remove fleet/remove.yml
+	step "remove.yml" removal
+	step "full /boot" full_boot
 fi
 
 # The canary stop, on the guests remove.yml left as new: guest1's patched
