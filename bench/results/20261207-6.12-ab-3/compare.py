@@ -16,7 +16,6 @@ import os
 import sys
 
 import numpy as np
-from scipy import stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
@@ -92,11 +91,9 @@ def main():
                   f"other's effect {'inside' if inside else 'OUTSIDE'} the reference's 95% interval")
         l1, l2 = aa_level(ref, wl, metric), aa_level(other, wl, metric)
         if len(l1) > 1 and len(l2) > 1:
-            v1, v2 = np.var(l1, ddof=1) / len(l1), np.var(l2, ddof=1) / len(l2)
-            df = (v1 + v2) ** 2 / (v1 ** 2 / (len(l1) - 1) + v2 ** 2 / (len(l2) - 1))
-            d = np.mean(l2) - np.mean(l1)
-            h = float(stats.t.ppf(0.975, df)) * math.sqrt(v1 + v2)
-            print(f"A/A level {metric}: other/reference {report.fmt_ci(report.pct(d), report.pct(d - h), report.pct(d + h))} "
+            level = [{"mlog": float(np.mean(x)), "se2": float(np.var(x, ddof=1)) / len(x), "df": len(x) - 1}
+                     for x in (l1, l2)]
+            print(f"A/A level {metric}: other/reference {report.fmt_ci(*report.welch_difference(level[1], level[0]))} "
                   f"(Welch 95%, runs {len(l2)} and {len(l1)})")
 
 
