@@ -238,12 +238,12 @@ head_commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 if [ "${PUBLISH:-0}" = 1 ]; then
 	[ -z "${AB_RESULTS:-}" ] || die "PUBLISH=1 picks the folder itself: leave AB_RESULTS unset"
 	# A second run of a day gets -2, -3...: a run folder is never written twice
-	AB_RESULTS=$top/bench/results/$(date +%Y%m%d)-$KVER-${STUDY:-ab}$([ "$ICOUNT" = 1 ] || echo -noicount)
-	run_nr=1
-	while [ -e "$AB_RESULTS$([ "$run_nr" = 1 ] || echo "-$run_nr")" ]; do
+	run_base=$top/bench/results/$(date +%Y%m%d)-$KVER-${STUDY:-ab}$([ "$ICOUNT" = 1 ] || echo -noicount)
+	AB_RESULTS=$run_base run_nr=1
+	while [ -e "$AB_RESULTS" ]; do
 		run_nr=$((run_nr + 1))
+		AB_RESULTS=$run_base-$run_nr
 	done
-	AB_RESULTS=$AB_RESULTS$([ "$run_nr" = 1 ] || echo "-$run_nr")
 fi
 out=${AB_RESULTS:-$BUILD_DIR/ab-results/$(date +%Y%m%d-%H%M%S)}
 # A committed results folder is written from a clean commit only
