@@ -161,6 +161,41 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	tap_result $? "file modes: executable where a #! line runs the file, and only there"
 fi
 
+# Commit subjects, as CONTRIBUTING.md asks: `area: summary`, at most 72
+# characters, the area one of its table's or a file or folder the commit
+# touches, extension optional (`bench/report.py`, `vm/mutants`); a
+# revert's is the reverted subject in `Revert "..."`.  From
+# SUBJECTS_SINCE on: the history before it keeps the spellings it has.
+SUBJECTS_SINCE=a34895e4be9dd4d8b623f687f3c15ff460baa683
+subject_ok() { # subject, the paths its commit touches (one per line)
+	local s=$1 area
+	[ ${#s} -le 72 ] || return 1
+	[[ $s =~ ^Revert\ \"(.*)\"$ ]] && s=${BASH_REMATCH[1]}
+	[[ $s =~ ^([^\ :,]+):\ [^\ ] ]] || return 1
+	area=${BASH_REMATCH[1]}
+	grep -qxF "$area" <<<"$areas" && return 0
+	awk -v a="$area" 'index($0, a) == 1 && substr($0, length(a) + 1, 1) ~ /^([.\/]|)$/ { f = 1 } END { exit !f }' <<<"$2"
+}
+areas=$(sed -n 's/^| `\([^`]*\)` |.*/\1/p' CONTRIBUTING.md)
+if git rev-parse -q --verify "$SUBJECTS_SINCE^{commit}" >/dev/null; then
+	# The rule on subjects it must refuse and take, first
+	! subject_ok "lint: a prefix CONTRIBUTING.md names as wrong" vm/lint.sh &&
+		! subject_ok "bench, vm: two areas joined" bench/bench &&
+		! subject_ok "vm/lint: $(printf '%070d' 0)" vm/lint.sh &&
+		! subject_ok "bench/report.py: an area the commit does not touch" bench/bench &&
+		subject_ok "vm/lint: an area that is a file, extension left out" vm/lint.sh &&
+		subject_ok "Revert \"ci: a table area\"" .ci/run
+	tap_result $? "commit subjects: the rule refuses a wrong prefix, two areas, 73 characters, an untouched file"
+	bad=$(git rev-list --no-merges "$SUBJECTS_SINCE..HEAD" | while read -r c; do
+		subject_ok "$(git log -1 --format=%s "$c")" "$(git diff-tree --no-commit-id --name-only -r "$c")" ||
+			git log -1 --format='%h %s' "$c"
+	done)
+	[ -z "$bad" ] || sed 's/^/# /' <<<"$bad"
+	tap_result "$([ -z "$bad" ]; echo $?)" "commit subjects since ${SUBJECTS_SINCE:0:7}: $(git rev-list --no-merges --count "$SUBJECTS_SINCE..HEAD") follow CONTRIBUTING.md"
+elif git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	tap_result 1 "commit subjects: ${SUBJECTS_SINCE:0:7} is not in this clone's history (shallow?)"
+fi
+
 # The server kernel's configuration (fleet/server.config on Debian's own
 # config, through olddefconfig as vm/build-kernel.sh server makes it):
 # what a server boots, stores and is reached on stays, whatever the trims.
