@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Which recorded quantity alternates with the in-boot A/A's per-run metric.
 
-Usage: bench/results/aa51-in-boot/alternation.py [--plant K] [LOG ...]
+Usage: bench/results/aa51-in-boot/alternation.py [--plant K] [--show S] [LOG ...]
 (default: the five *.log.gz beside this script, the knob pass's output
 logs of build/ab-results/aa51-*: PLAN, RESULT and STATE lines of one boot)
 --plant K: a control that the method finds what it looks for: adds to
 every run a quantity pre.PLANTED = y + K * sd(y) * N(0, 1) (seed 1)
+--show S: also every quantity whose name holds S (pre.zone.DMA32.cpu)
 
 Per boot, in the order the runs ran (PLAN lines):
   y      = 100 * (ln insns_per_page - its setting's mean ln in that boot),
@@ -104,7 +105,7 @@ def fisher(r, n):
 
 
 def main():
-    args, plant = sys.argv[1:], None
+    args, plant, shown = sys.argv[1:], None, None
     if args[:1] == ["--plant"]:
         if len(args) < 2:
             sys.exit("alternation.py: --plant needs a number")
@@ -112,6 +113,10 @@ def main():
             plant, args = float(args[1]), args[2:]
         except ValueError:
             sys.exit(f"alternation.py: --plant needs a number, not {args[1]!r}")
+    if args[:1] == ["--show"]:
+        if len(args) < 2:
+            sys.exit("alternation.py: --show needs a part of a quantity's name")
+        shown, args = args[1], args[2:]
     paths = args or [os.path.join(HERE, b + ".log.gz") for b in BOOTS]
     noise = np.random.default_rng(1)
     boots = []
@@ -231,6 +236,9 @@ def main():
     print(f"\n{len(names)} quantities recorded; the {len(table)} that vary, the 15 that follow alt(y) most closely "
           "(|r_alt|)")
     show(table[:15])
+    if shown is not None:
+        print(f"\nEvery quantity whose name holds {shown!r}")
+        show([t for t in table if shown in t[1]])
     print("\nThe 8 that alternate most themselves (lowest lag1)")
     show(sorted(table, key=lambda t: t[6])[:8])
     # At each change of the costly parity: how far each quantity's
