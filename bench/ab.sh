@@ -55,6 +55,7 @@
 #   NR_TASK=2 MEM=32  usemem processes; memory.high (MB) of the cgroup
 #   PMEM_MB=128       of the VM's RAM as the pmem swap device
 #   SWAP_DISK_MB=256  the virtio-blk swap device of the *-async workloads
+#                     (the lock pass: the disk perf's records go to)
 #   FULL=0            1: every workload everywhere, 10 s pmbench
 #   AA=1 HOOK=1 OVERHEAD=1   0 leaves out the A/A pairs, the hook
 #                     dispatch pairs, the overhead rounds
@@ -418,9 +419,14 @@ if [ "$lock_pass" = 1 ]; then
 	# every run; the lines say where each went
 	pin_vcpus "$out/vm/locks-console.log" >"$out/vm/locks-pinning.log" 2>&1 &
 	pinner=$!
+	# perf's records on the virtio disk (SWAP_DISK_MB, which no workload
+	# of this pass swaps to), not in the guest's /tmp: a tmpfs, RAM that
+	# the pass fills (bench/bench lockperf_dev)
+	lock_dev=''
+	[ "$lock_vm_perf" = 1 ] && [ "$SWAP_DISK_MB" -gt 0 ] && lock_dev=,lockperf_dev=/dev/vda
 	BOOT_INITRD=$initrd_locks VM_PMEM_MB=$LOCK_PMEM_MB VM_ICOUNT=0 VM_CPUS=$LOCK_CPUS VM_TCG_THREAD=multi \
 		boot locks "$LOCK_KERNEL" locks \
-		"mode=locks,runs=$RUNS,knobs=$KNOBS,aa=$AA,one_cpu_text=1${LOCKPERF:+,lockperf=$LOCKPERF},$(common_args "$LOCK_TASKS" 0)" \
+		"mode=locks,runs=$RUNS,knobs=$KNOBS,aa=$AA,one_cpu_text=1${LOCKPERF:+,lockperf=$LOCKPERF}$lock_dev,$(common_args "$LOCK_TASKS" 0)" \
 		"locks"
 	kill "$pinner" 2>/dev/null || true
 	wait "$pinner" 2>/dev/null || true
