@@ -14,8 +14,6 @@ import math
 import os
 import sys
 
-from scipy import stats
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
 import report  # noqa: E402  bench/report.py
@@ -33,12 +31,7 @@ def runs(folder):
 
 
 def effect(r, a, b):
-    logs = [math.log(r[b][p] / r[a][p]) for p in r[a] if p in r[b]]
-    n = len(logs)
-    m = sum(logs) / n
-    se2 = sum((x - m) ** 2 for x in logs) / (n - 1) / n
-    h = float(stats.t.ppf(0.975, n - 1)) * math.sqrt(se2)
-    return {"mlog": m, "se2": se2, "df": n - 1, "n": n, "ci": (report.pct(m), report.pct(m - h), report.pct(m + h))}
+    return report.t_effect([math.log(r[b][p] / r[a][p]) for p in r[a] if p in r[b]])
 
 
 REF, STOCK = ("ref-one-space-offset", "-", "-"), ("stock", "-", "-")
@@ -52,7 +45,7 @@ rows = {
     "reboot, published (20261205)": published,
 }
 for name, e in rows.items():
-    print(f"{name:30} {report.fmt_ci(*e['ci'])} n={e['n']}")
+    print(f"{name:30} {report.fmt_effect(e)}")
 inb = rows["in-boot (knob pass)"]
 for ref in ("reboot, this run", "reboot, published (20261205)"):
     d95 = report.welch_difference(inb, rows[ref], 0.95)
