@@ -91,9 +91,8 @@ def main():
                   f"other's effect {'inside' if inside else 'OUTSIDE'} the reference's 95% interval")
         l1, l2 = aa_level(ref, wl, metric), aa_level(other, wl, metric)
         if len(l1) > 1 and len(l2) > 1:
-            level = [{"mlog": float(np.mean(x)), "se2": float(np.var(x, ddof=1)) / len(x), "df": len(x) - 1}
-                     for x in (l1, l2)]
-            print(f"A/A level {metric}: other/reference {report.fmt_ci(*report.welch_difference(level[1], level[0]))} "
+            print(f"A/A level {metric}: other/reference "
+                  f"{report.fmt_ci(*report.welch_difference(report.t_effect(l2), report.t_effect(l1)))} "
                   f"(Welch 95%, runs {len(l2)} and {len(l1)})")
 
 
