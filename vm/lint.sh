@@ -186,12 +186,14 @@ if git rev-parse -q --verify "$SUBJECTS_SINCE^{commit}" >/dev/null; then
 		subject_ok "vm/lint: an area that is a file, extension left out" vm/lint.sh &&
 		subject_ok "Revert \"ci: a table area\"" .ci/run
 	tap_result $? "commit subjects: the rule refuses a wrong prefix, two areas, 73 characters, an untouched file"
-	bad=$(git rev-list --no-merges "$SUBJECTS_SINCE..HEAD" | while read -r c; do
-		subject_ok "$(git log -1 --format=%s "$c")" "$(git diff-tree --no-commit-id --name-only -r "$c")" ||
-			git log -1 --format='%h %s' "$c"
-	done)
+	commits=$(git log --no-merges --format='%h %s' "$SUBJECTS_SINCE..HEAD")
+	bad=$(while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		c=${line%% *}
+		subject_ok "${line#* }" "$(git diff-tree --no-commit-id --name-only -r "$c")" || echo "$line"
+	done <<<"$commits")
 	[ -z "$bad" ] || sed 's/^/# /' <<<"$bad"
-	tap_result "$([ -z "$bad" ]; echo $?)" "commit subjects since ${SUBJECTS_SINCE:0:7}: $(git rev-list --no-merges --count "$SUBJECTS_SINCE..HEAD") follow CONTRIBUTING.md"
+	tap_result "$([ -z "$bad" ]; echo $?)" "commit subjects since ${SUBJECTS_SINCE:0:7}: $(grep -c . <<<"$commits") follow CONTRIBUTING.md"
 elif git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	tap_result 1 "commit subjects: ${SUBJECTS_SINCE:0:7} is not in this clone's history (shallow?)"
 fi
