@@ -77,23 +77,24 @@ static int set_site(enum swapcache_ab_site site, const struct swapcache_ab_ops *
 }
 
 /*
- * The kernel refuses a new key while any swap device is in use (-EBUSY),
- * and keeps this module loaded while its key is set.  Between the old
- * key's unregistering and the new one's registering a swapon may start:
- * the device then has mainline's key, and so do the knobs.
+ * The key of the knobs @by_offset and @per_64mb, hooked if it is not
+ * mainline's or if @hook_mainline: one call of the kernel's, which refuses
+ * a new key while any swap device is in use (-EBUSY) and keeps this module
+ * loaded while its key is set.  Nothing changes here unless it succeeds:
+ * the callers set their knobs after.
  */
-static int apply_key(bool by_offset, bool per_64mb, bool hooked_at_1)
+static int apply_key(bool by_offset, bool per_64mb, bool hook_mainline)
 {
+	const struct swapcache_ab_ops *old = registered[SWAPCACHE_AB_KEY];
 	const struct swapcache_ab_ops *ops = &key_ops[by_offset][per_64mb];
-	bool hooked = !by_offset || !per_64mb || mainline_ops || hooked_at_1;
 	int err;
 
-	err = set_site(SWAPCACHE_AB_KEY, hooked ? ops : NULL, NULL);
-	if (err && !registered[SWAPCACHE_AB_KEY]) {
-		WRITE_ONCE(offset_key, true);
-		WRITE_ONCE(trunks, true);
-		WRITE_ONCE(key_hooked, false);
-	}
+	lockdep_assert_held(&knob_mutex);
+	if (by_offset && per_64mb && !hook_mainline)
+		ops = NULL;
+	err = swapcache_ab_replace_key(old, ops);
+	if (!err)
+		registered[SWAPCACHE_AB_KEY] = ops;
 	return err;
 }
 
@@ -108,6 +109,7 @@ static int apply_key_knob(bool by_offset, bool per_64mb, bool unchanged)
 	bool was_hooked = registered[SWAPCACHE_AB_KEY];
 	int err;
 
+	lockdep_assert_held(&knob_mutex);
 	err = apply_key(by_offset, per_64mb, true);
 	if (!err)
 		WRITE_ONCE(key_hooked, true);
@@ -128,15 +130,21 @@ static int apply_trunks(bool val)
 
 /*
  * A policy's site is hooked while its old policy applies anywhere: the
- * global knob at @global 0, or an assignment at 0.
+ * global knob at @global 0, or an assignment at 0; or everywhere with @all
+ * (mainline_ops).
  */
-int apply_policy(enum policy_id policy, bool global)
+static int hook_policy(enum policy_id policy, bool global, bool all)
 {
 	const struct policy *p = &policies[policy];
 
 	lockdep_assert_held(&knob_mutex);
-	return set_site(p->site, !global || mainline_ops || memcg_hooks(policy) ? p->ops : NULL,
+	return set_site(p->site, !global || all || memcg_hooks(policy) ? p->ops : NULL,
 			p->unhooked);
+}
+
+int apply_policy(enum policy_id policy, bool global)
+{
+	return hook_policy(policy, global, mainline_ops);
 }
 
 /*
@@ -314,18 +322,17 @@ static int mainline_ops_set(const char *val, const struct kernel_param *kp)
 	if (knobs_ready && on != old) {
 		/*
 		 * The key last: it is the one that can fail (swap in use), and
-		 * unhooking the others, to roll back, cannot
+		 * unhooking the others, to roll back, cannot.  mainline_ops
+		 * changes once all succeeded.
 		 */
-		WRITE_ONCE(mainline_ops, on);
 		for (p = 0; !err && p < NR_POLICIES; p++)
-			err = apply_policy(p, policy_knobs[p]);
+			err = hook_policy(p, policy_knobs[p], on);
 		if (!err)
-			err = apply_key(offset_key, trunks, key_hooked);
-		if (err) {
-			WRITE_ONCE(mainline_ops, old);
-			for (p = 0; p < NR_POLICIES; p++)
-				WARN_ON(apply_policy(p, policy_knobs[p]) && !old);
-		}
+			err = apply_key(offset_key, trunks, on || key_hooked);
+		if (!err)
+			WRITE_ONCE(mainline_ops, on);
+		for (p = 0; err && p < NR_POLICIES; p++)
+			WARN_ON(apply_policy(p, policy_knobs[p]) && !old);
 	}
 	mutex_unlock(&knob_mutex);
 	return err;
@@ -364,7 +371,7 @@ static int key_hooked_set(const char *val, const struct kernel_param *kp)
 		if (on)
 			err = -EINVAL;
 	} else if (on != key_hooked) {
-		err = apply_key(offset_key, trunks, on);
+		err = apply_key(offset_key, trunks, on || mainline_ops);
 		if (!err)
 			WRITE_ONCE(key_hooked, on);
 	}

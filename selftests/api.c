@@ -5,8 +5,7 @@
  * its number is written to its "check" parameter, and the write fails
  * unless the interface answered as documented (the module's log line says
  * what it got).  swapcache_ab itself is not loaded meanwhile: it could
- * hold a site.  An unknown site is not asked: the kernel warns on it, and
- * the VM panics on a warning.
+ * hold a site.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,13 +23,14 @@
 
 static const char *const checks[] = {
 	NULL,
-	"NULL ops refused, to register and to unregister (EINVAL)",
+	"NULL ops and an unknown site refused, to register and to unregister (EINVAL)",
 	"ops with another site's members, a key that would lose data, or two sites' refused (EINVAL)",
 	"a taken site refused to other ops (EBUSY), the same ops again at once, only the registered ops unregistered (EINVAL otherwise)",
 	"COW ops registered and unregistered",
-	"the key refused to a module still in its init (EBUSY)",
-	"the key registered with no swap device in use, holding its module until unregistered",
+	"the key, WB and COW refused to a module still in its init (EBUSY)",
+	"the key set, replaced and unset with no swap device in use, holding its module while set",
 	"the key refused while a swap device is in use (EBUSY)",
+	"WB registered by a module that will not unregister it",
 };
 
 static void run(int n)
@@ -49,7 +49,7 @@ int main(void)
 	int n, ret;
 
 	ksft_print_header();
-	ksft_set_plan(7);
+	ksft_set_plan(9);
 	if (module_loaded() && module_unload())
 		ksft_exit_fail_msg("unloading swapcache_ab: %s\n", strerror(errno));
 	ret = swap_all_off();
@@ -61,6 +61,20 @@ int main(void)
 
 	for (n = 1; n <= 6; n++)
 		run(n);
+	/* A module gone with its ops registered: the kernel unhooks them */
+	run(8);
+	if (syscall(SYS_delete_module, "swapcache_ab_api", O_NONBLOCK))
+		ksft_exit_fail_msg("unloading swapcache_ab_api: %s\n", strerror(errno));
+	ret = module_file_load(ko ? ko : API_KO, "");
+	if (ret)
+		ksft_exit_fail_msg("reloading swapcache_ab_api.ko: %s\n", strerror(-ret));
+	/*
+	 * wb_ops2: the module may be loaded where it was, and its wb_ops
+	 * then pass for the ops left registered
+	 */
+	ret = write_file(API_CHECK, "9");
+	ksft_test_result(!ret, "the WB site free again once that module is gone%s%s\n",
+			 ret ? ": " : "", ret ? strerror(-ret) : "");
 	ret = swap_test_on();
 	if (ret)
 		ksft_exit_fail_msg("swap set-up: %s\n", strerror(-ret));

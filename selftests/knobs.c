@@ -8,8 +8,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -205,6 +208,96 @@ static void check_key_hooked(void)
 			 "key_hooked 0 with swap off, then unload works (%s)\n", strerror(-ret));
 }
 
+/* What a key write may change: the two knobs and key_hooked */
+struct key_state {
+	int offset_key, trunks;
+	char key_hooked;
+};
+
+static void key_state_get(struct key_state *st)
+{
+	st->offset_key = knob_get("offset_key");
+	st->trunks = knob_get("trunks");
+	st->key_hooked = param_get(KEY_HOOKED);
+}
+
+#define KEY_RACE_SECONDS	8
+
+/*
+ * A key write racing swapon and swapoff: each is refused (EBUSY) or done,
+ * and a refused one leaves both knobs and key_hooked exactly as they
+ * were, a done one changes its own knob only.  A child swaps a device on
+ * and off meanwhile, so that a swapon can land between anything the
+ * module and the kernel do for one write.
+ */
+static void check_key_race(void)
+{
+	unsigned int busy = 0, done = 0, bad = 0, i;
+	struct key_state before, after;
+	time_t end;
+	pid_t pid;
+	int ret;
+
+	/* From trunks 0: a refused write that resets a knob to 1 shows at once */
+	ret = module_load();
+	if (!ret)
+		ret = swap_key_set(1, 0);
+	if (!ret)
+		ret = make_swap(SMALL_SWAP_DEV);
+	if (ret)
+		ksft_exit_fail_msg("load, trunks 0 and swap set-up: %s\n", strerror(-ret));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		for (;;) {
+			swapon(SMALL_SWAP_DEV, 0);
+			swapoff(SMALL_SWAP_DEV);
+		}
+	}
+	end = time(NULL) + KEY_RACE_SECONDS;
+	for (i = 0; time(NULL) < end; i++) {
+		bool is_trunks = i % 3 == 0, ok;
+		const char *knob = is_trunks ? "trunks" : "offset_key";
+		struct key_state want;
+
+		key_state_get(&before);
+		want = before;
+		if (is_trunks)
+			want.trunks = !before.trunks;
+		else
+			want.offset_key = !before.offset_key;
+		want.key_hooked = 'Y';
+		ret = knob_set(knob, is_trunks ? want.trunks : want.offset_key);
+		key_state_get(&after);
+		if (ret == -EBUSY) {
+			busy++;
+			want = before;
+		} else if (!ret) {
+			done++;
+		}
+		ok = (ret == -EBUSY || !ret) && after.offset_key == want.offset_key &&
+		     after.trunks == want.trunks && after.key_hooked == want.key_hooked;
+		if (!ok && bad++ < 5)
+			ksft_print_msg("%s write %d (%s): offset_key %d->%d trunks %d->%d key_hooked %c->%c\n",
+				       knob, is_trunks ? want.trunks : want.offset_key, strerror(-ret),
+				       before.offset_key, after.offset_key, before.trunks,
+				       after.trunks, before.key_hooked, after.key_hooked);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ret = swap_key_set(1, 1);
+	if (!ret)
+		ret = write_file(KEY_HOOKED, "0");
+	if (ret)
+		ksft_exit_fail_msg("back to mainline: %s\n", strerror(-ret));
+	ksft_print_msg("key writes racing swapon/swapoff for %d s: %u refused, %u done, %u wrong\n",
+		       KEY_RACE_SECONDS, busy, done, bad);
+	ksft_test_result(!bad && busy && done && !module_unload(),
+			 "key writes racing swapon: %u refused with both knobs and key_hooked as they were, %u done changing their knob only\n",
+			 busy, done);
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -214,7 +307,7 @@ int main(void)
 	ksft_print_header();
 	if (getuid())
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(3 + 4 * ARRAY_SIZE(knob_names) + 9 + 7);
+	ksft_set_plan(3 + 4 * ARRAY_SIZE(knob_names) + 9 + 7 + 1);
 	memset(long_input, '1', sizeof(long_input));
 
 	if (swap_all_off())
@@ -282,5 +375,6 @@ int main(void)
 
 	check_mainline_ops();
 	check_key_hooked();
+	check_key_race();
 	ksft_finished();
 }

@@ -27,8 +27,13 @@ static void no_mark(struct folio *folio, struct address_space *mapping, bool end
 static const struct swapcache_ab_ops wb_ops = { .writeback = no_mark };
 static const struct swapcache_ab_ops wb_ops2 = { .writeback = no_mark };
 static const struct swapcache_ab_ops cow_ops = { .keep_after_cow = no_tag };
-/* v4.9's key: the whole offset, one space per device */
+/* v4.9's key: the whole offset, one space per device; then v4.11's */
 static const struct swapcache_ab_ops key_ops = { .index_mask = SWP_OFFSET_MASK };
+static const struct swapcache_ab_ops key_ops2 = {
+	.index_mask = SWP_OFFSET_MASK,
+	.space_mask = SWP_OFFSET_MASK,
+};
+
 #define IN_64MB	((1UL << 14) - 1)
 /* Keys that would lose data: two entries in one slot, a folio split */
 static const struct swapcache_ab_ops shared_slot_ops = { .index_mask = IN_64MB };
@@ -52,8 +57,13 @@ static const struct swapcache_ab_ops two_sites_ops = {
 	.keep_after_cow = no_tag,
 };
 
-/* What registering the key from init returned: a module in its init may fail and go */
-static int key_in_init;
+/*
+ * What setting the key and registering the other sites from init returned:
+ * a module in its init may fail and go
+ */
+static int key_in_init, wb_in_init, cow_in_init;
+/* Check 8: exit leaves its WB ops registered, for the kernel to unhook */
+static bool leave_registered;
 
 static bool expect(const char *what, int got, int want)
 {
@@ -71,6 +81,16 @@ static bool refused(const char *what, enum swapcache_ab_site site,
 
 	if (!err)
 		swapcache_ab_unregister(site, ops);
+	return expect(what, err, want);
+}
+
+/* A key that must be refused, mainline's again if it was not */
+static bool key_refused(const char *what, const struct swapcache_ab_ops *ops, int want)
+{
+	int err = swapcache_ab_replace_key(NULL, ops);
+
+	if (!err)
+		swapcache_ab_replace_key(ops, NULL);
 	return expect(what, err, want);
 }
 
@@ -92,17 +112,28 @@ static bool check_taken(void)
 	return ok;
 }
 
+/*
+ * Set, replace in one step and unset the key: the key holds its module
+ * while set, once however often replaced; a stale old key is refused
+ */
 static bool check_key(int want)
 {
 	int refs = module_refcount(THIS_MODULE), err;
 	bool ok;
 
-	err = swapcache_ab_register(SWAPCACHE_AB_KEY, &key_ops);
-	ok = expect("register the key", err, want);
+	err = swapcache_ab_replace_key(NULL, &key_ops);
+	ok = expect("set the key", err, want);
 	if (err)
 		return ok;
 	ok &= expect("the key holds its module", module_refcount(THIS_MODULE), refs + 1);
-	ok &= expect("unregister the key", swapcache_ab_unregister(SWAPCACHE_AB_KEY, &key_ops), 0);
+	ok &= expect("set it again", swapcache_ab_replace_key(&key_ops, &key_ops), 0);
+	ok &= expect("set a key over it as if none were", swapcache_ab_replace_key(NULL, &key_ops2),
+		     -EINVAL);
+	ok &= expect("replace it", swapcache_ab_replace_key(&key_ops, &key_ops2), 0);
+	ok &= expect("replace the old one again", swapcache_ab_replace_key(&key_ops, &key_ops),
+		     -EINVAL);
+	ok &= expect("the key holds its module once", module_refcount(THIS_MODULE), refs + 1);
+	ok &= expect("unset the key", swapcache_ab_replace_key(&key_ops2, NULL), 0);
 	ok &= expect("the key lets its module go", module_refcount(THIS_MODULE), refs);
 	return ok;
 }
@@ -113,18 +144,18 @@ static bool run_check(int n)
 	case 1:
 		return refused("register NULL ops", SWAPCACHE_AB_COW, NULL, -EINVAL) &
 		       expect("unregister NULL ops",
-			      swapcache_ab_unregister(SWAPCACHE_AB_COW, NULL), -EINVAL);
+			      swapcache_ab_unregister(SWAPCACHE_AB_COW, NULL), -EINVAL) &
+		       refused("an unknown site", NR_SWAPCACHE_AB_SITES, &wb_ops, -EINVAL) &
+		       expect("unregister at an unknown site",
+			      swapcache_ab_unregister(NR_SWAPCACHE_AB_SITES, &wb_ops), -EINVAL);
 	case 2:
 		return refused("WB ops at the COW site", SWAPCACHE_AB_COW, &wb_ops, -EINVAL) &
 		       refused("key ops at the WB site", SWAPCACHE_AB_WB, &key_ops, -EINVAL) &
-		       refused("the key with a WB callback", SWAPCACHE_AB_KEY, &key_wb_ops,
-			       -EINVAL) &
-		       refused("a key with two entries per slot", SWAPCACHE_AB_KEY,
-			       &shared_slot_ops, -EINVAL) &
-		       refused("a key splitting a large folio", SWAPCACHE_AB_KEY,
-			       &split_folio_ops, -EINVAL) &
-		       refused("a key past the device's spaces", SWAPCACHE_AB_KEY,
-			       &past_spaces_ops, -EINVAL) &
+		       refused("the key through register", SWAPCACHE_AB_KEY, &key_ops, -EINVAL) &
+		       key_refused("the key with a WB callback", &key_wb_ops, -EINVAL) &
+		       key_refused("a key with two entries per slot", &shared_slot_ops, -EINVAL) &
+		       key_refused("a key splitting a large folio", &split_folio_ops, -EINVAL) &
+		       key_refused("a key past the device's spaces", &past_spaces_ops, -EINVAL) &
 		       refused("callbacks of two sites", SWAPCACHE_AB_WB, &two_sites_ops, -EINVAL);
 	case 3:
 		return check_taken();
@@ -134,11 +165,22 @@ static bool run_check(int n)
 		       expect("unregister COW",
 			      swapcache_ab_unregister(SWAPCACHE_AB_COW, &cow_ops), 0);
 	case 5:
-		return expect("register the key during init", key_in_init, -EBUSY);
+		return expect("set the key during init", key_in_init, -EBUSY) &
+		       expect("register WB during init", wb_in_init, -EBUSY) &
+		       expect("register COW during init", cow_in_init, -EBUSY);
 	case 6:		/* with no swap device in use */
 		return check_key(0);
 	case 7:		/* with a swap device in use */
 		return check_key(-EBUSY);
+	case 9:		/* after check 8's module went: ops at another address than its */
+		return expect("register other WB ops", swapcache_ab_register(SWAPCACHE_AB_WB,
+									 &wb_ops2), 0) &
+		       expect("unregister them", swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops2),
+			      0);
+	case 8:		/* exit leaves these registered */
+		leave_registered = true;
+		return expect("register WB to leave it", swapcache_ab_register(SWAPCACHE_AB_WB,
+									&wb_ops), 0);
 	}
 	return false;
 }
@@ -159,28 +201,40 @@ MODULE_PARM_DESC(check, "run one check of the registration interface");
 
 static int __init swapcache_ab_api_init(void)
 {
-	key_in_init = swapcache_ab_register(SWAPCACHE_AB_KEY, &key_ops);
-	if (!key_in_init)	/* refused or not, nothing may stay */
-		swapcache_ab_unregister(SWAPCACHE_AB_KEY, &key_ops);
+	/* Refused or not, nothing may stay */
+	key_in_init = swapcache_ab_replace_key(NULL, &key_ops);
+	if (!key_in_init)
+		swapcache_ab_replace_key(&key_ops, NULL);
+	wb_in_init = swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops);
+	if (!wb_in_init)
+		swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops);
+	cow_in_init = swapcache_ab_register(SWAPCACHE_AB_COW, &cow_ops);
+	if (!cow_in_init)
+		swapcache_ab_unregister(SWAPCACHE_AB_COW, &cow_ops);
 	return 0;
 }
 
 /*
  * Whatever a check left registered, as a broken interface may let it: every
- * pair of site and ops this module ever passes (a registered key holds this
- * module, so exit finds it gone unless the core forgot to)
+ * pair of site and ops this module ever passes (a key set holds this
+ * module, so exit finds it gone unless the core forgot to).  After check 8
+ * nothing: the kernel must unhook what a going module left.
  */
 static void __exit swapcache_ab_api_exit(void)
 {
 	const struct swapcache_ab_ops *const all[] = {
-		&wb_ops, &wb_ops2, &cow_ops, &key_ops, &shared_slot_ops, &split_folio_ops,
-		&past_spaces_ops, &key_wb_ops, &two_sites_ops,
+		&wb_ops, &wb_ops2, &cow_ops, &key_ops, &key_ops2, &shared_slot_ops,
+		&split_folio_ops, &past_spaces_ops, &key_wb_ops, &two_sites_ops,
 	};
 	unsigned int site, i;
 
-	for (site = 0; site < NR_SWAPCACHE_AB_SITES; site++)
-		for (i = 0; i < ARRAY_SIZE(all); i++)
+	if (leave_registered)
+		return;
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		swapcache_ab_replace_key(all[i], NULL);
+		for (site = SWAPCACHE_AB_WB; site < NR_SWAPCACHE_AB_SITES; site++)
 			swapcache_ab_unregister(site, all[i]);
+	}
 }
 
 module_init(swapcache_ab_api_init);
