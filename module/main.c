@@ -79,9 +79,10 @@ static int set_site(enum swapcache_ab_site site, const struct swapcache_ab_ops *
 /*
  * The key of the knobs @by_offset and @per_64mb, hooked if it is not
  * mainline's or if @hook_mainline: one call of the kernel's, which refuses
- * a new key while any swap device is in use (-EBUSY) and keeps this module
- * loaded while its key is set.  Nothing changes here unless it succeeds:
- * the callers set their knobs after.
+ * any key while a swap device is in use (-EBUSY), the one in place too, so
+ * that the key in place is not asked again, and keeps this module loaded
+ * while its key is set.  Nothing changes here unless it succeeds: the
+ * callers set their knobs after.
  */
 static int apply_key(bool by_offset, bool per_64mb, bool hook_mainline)
 {
@@ -92,6 +93,8 @@ static int apply_key(bool by_offset, bool per_64mb, bool hook_mainline)
 	lockdep_assert_held(&knob_mutex);
 	if (by_offset && per_64mb && !hook_mainline)
 		ops = NULL;
+	if (ops == old)
+		return 0;
 	err = swapcache_ab_replace_key(old, ops);
 	if (!err)
 		registered[SWAPCACHE_AB_KEY] = ops;
