@@ -62,8 +62,6 @@ static const struct swapcache_ab_ops two_sites_ops = {
  * a module in its init may fail and go
  */
 static int key_in_init, wb_in_init, cow_in_init;
-/* Check 8: exit leaves its WB ops registered, for the kernel to unhook */
-static bool leave_registered;
 
 static bool expect(const char *what, int got, int want)
 {
@@ -101,7 +99,7 @@ static bool check_taken(void)
 
 	ok = expect("register WB", swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops), 0);
 	ok &= expect("register the same WB ops again",
-		     swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops), 0);
+		     swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops), -EBUSY);
 	ok &= expect("register other WB ops over them",
 		     swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops2), -EBUSY);
 	ok &= expect("unregister WB ops not registered",
@@ -172,15 +170,6 @@ static bool run_check(int n)
 		return check_key(0);
 	case 7:		/* with a swap device in use */
 		return check_key(-EBUSY);
-	case 9:		/* after check 8's module went: ops at another address than its */
-		return expect("register other WB ops", swapcache_ab_register(SWAPCACHE_AB_WB,
-									 &wb_ops2), 0) &
-		       expect("unregister them", swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops2),
-			      0);
-	case 8:		/* exit leaves these registered */
-		leave_registered = true;
-		return expect("register WB to leave it", swapcache_ab_register(SWAPCACHE_AB_WB,
-									&wb_ops), 0);
 	}
 	return false;
 }
@@ -217,8 +206,7 @@ static int __init swapcache_ab_api_init(void)
 /*
  * Whatever a check left registered, as a broken interface may let it: every
  * pair of site and ops this module ever passes (a key set holds this
- * module, so exit finds it gone unless the core forgot to).  After check 8
- * nothing: the kernel must unhook what a going module left.
+ * module, so exit finds it gone unless the core forgot to).
  */
 static void __exit swapcache_ab_api_exit(void)
 {
@@ -228,8 +216,6 @@ static void __exit swapcache_ab_api_exit(void)
 	};
 	unsigned int site, i;
 
-	if (leave_registered)
-		return;
 	for (i = 0; i < ARRAY_SIZE(all); i++) {
 		swapcache_ab_replace_key(all[i], NULL);
 		for (site = SWAPCACHE_AB_WB; site < NR_SWAPCACHE_AB_SITES; site++)
