@@ -51,8 +51,6 @@ declare -A why=(
 	# what bench/bench makes with CPU 0 alone online
 	[__swapcache_ab_register]="bench: the swapcache_ab sites, set with CPU 0 alone online (one_cpu_text=1)"
 	[swapcache_ab_unregister]="bench: the swapcache_ab sites, reset with CPU 0 alone online (one_cpu_text=1)"
-	[swapcache_ab_unhook]="bench: the swapcache_ab sites, reset with CPU 0 alone online (one_cpu_text=1)"
-	[swapcache_ab_module_going]="module unloading: the sites a going module left hooked (bench unregisters first)"
 	[tracepoint_add_func]="bench: a tracepoint enabled; the lock pass enables lock:contention_begin/end alone (perf's counter), from a perf stat started with CPU 0 alone online that holds them until bench ends (bench WQ=0)"
 	[tracepoint_probe_unregister]="bench: a tracepoint disabled; the lock pass's two, when that perf stat ends with CPU 0 alone online"
 )
