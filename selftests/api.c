@@ -24,7 +24,7 @@
 static const char *const checks[] = {
 	NULL,
 	"NULL ops and an unknown site refused, to register and to unregister (EINVAL)",
-	"ops with another site's members, a key that would lose data, or two sites' refused (EINVAL)",
+	"ops without the site's callback or a key that would lose data refused (EINVAL), other members not read",
 	"a taken site refused, to the same ops too (EBUSY), only the registered ops unregistered (EINVAL otherwise)",
 	"COW ops registered and unregistered",
 	"the key, WB and COW refused to a module still in its init (EBUSY)",

@@ -150,11 +150,12 @@ static bool run_check(int n)
 		return refused("WB ops at the COW site", SWAPCACHE_AB_COW, &wb_ops, -EINVAL) &
 		       refused("key ops at the WB site", SWAPCACHE_AB_WB, &key_ops, -EINVAL) &
 		       refused("the key through register", SWAPCACHE_AB_KEY, &key_ops, -EINVAL) &
-		       key_refused("the key with a WB callback", &key_wb_ops, -EINVAL) &
+		       key_refused("a key with a WB callback, not read there", &key_wb_ops, 0) &
 		       key_refused("a key with two entries per slot", &shared_slot_ops, -EINVAL) &
 		       key_refused("a key splitting a large folio", &split_folio_ops, -EINVAL) &
 		       key_refused("a key past the device's spaces", &past_spaces_ops, -EINVAL) &
-		       refused("callbacks of two sites", SWAPCACHE_AB_WB, &two_sites_ops, -EINVAL);
+		       refused("callbacks of two sites, one read at each", SWAPCACHE_AB_WB,
+			       &two_sites_ops, 0);
 	case 3:
 		return check_taken();
 	case 4:
