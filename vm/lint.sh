@@ -61,7 +61,7 @@ added_lines() { # patch
 		if (kdoc && /\*\/[ \t]*$/) kdoc = 0
 	     } END { print n + 0 }' "$SERIES_DIR/$1"
 }
-HOOK_BUDGET=280
+HOOK_BUDGET=200
 read -r first _ <<<"$series"
 if [ -z "$first" ] || [ ! -f "$SERIES_DIR/$first" ]; then
 	tap_result 1 "core-patch/$KVER/series names its patches (first: '$first')"
