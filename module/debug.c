@@ -11,7 +11,7 @@
 
 /*
  * For selftests/reload: the next tagging decision spins hold_policy_ms in
- * this module's text, preemptible as the site calls it, policy_held 1
+ * this module's text, inside the site's RCU read-side section, policy_held 1
  * meanwhile, so that a test can unhook the site and unload the module
  * under it: unregistering must wait.
  */
