@@ -9,6 +9,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/swap.h>
@@ -136,6 +138,49 @@ static bool check_key(int want)
 	return ok;
 }
 
+/* Longest a CPU-bound thread spins; within the soft lockup detector's 20 s */
+#define SPIN_MS		10000
+/* What the ABI promises an unhook: milliseconds, well under a second */
+#define UNHOOK_BOUND_MS	1000
+
+/*
+ * Busy for SPIN_MS at most, never sleeping until told to stop: under
+ * preempt=full it is preempted, never scheduled out voluntarily, so it
+ * holds off every RCU Tasks grace period while it spins, and no RCU one.
+ */
+static int spin(void *unused)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(SPIN_MS);
+
+	while (!kthread_should_stop() && time_before(jiffies, end))
+		cpu_relax();
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
+/* Unhooking a site beside a CPU-bound kernel thread takes milliseconds */
+static bool check_unhook_bound(void)
+{
+	struct task_struct *spinner;
+	ktime_t start;
+	s64 ms;
+	bool ok;
+
+	spinner = kthread_run(spin, NULL, "swapcache_ab_spin");
+	if (IS_ERR(spinner))
+		return expect("start a CPU-bound thread", PTR_ERR(spinner), 0);
+	msleep(100);	/* running, or preempted, on its CPU */
+	ok = expect("register WB", swapcache_ab_register(SWAPCACHE_AB_WB, &wb_ops), 0);
+	start = ktime_get();
+	ok &= expect("unregister WB", swapcache_ab_unregister(SWAPCACHE_AB_WB, &wb_ops), 0);
+	ms = ktime_ms_delta(ktime_get(), start);
+	kthread_stop(spinner);
+	pr_info("unregister beside a CPU-bound thread: %lld ms (at most %d)\n", ms,
+		UNHOOK_BOUND_MS);
+	return ok && ms <= UNHOOK_BOUND_MS;
+}
+
 static bool run_check(int n)
 {
 	switch (n) {
@@ -171,6 +216,8 @@ static bool run_check(int n)
 		return check_key(0);
 	case 7:		/* with a swap device in use */
 		return check_key(-EBUSY);
+	case 8:
+		return check_unhook_bound();
 	}
 	return false;
 }
@@ -182,6 +229,9 @@ static int check_set(const char *val, const struct kernel_param *kp)
 	err = kstrtoint(val, 10, &n);
 	if (err)
 		return err;
+	/* Only under preempt=full is a CPU-bound thread never scheduled out */
+	if (n == 8 && !preempt_model_full())
+		return -EOPNOTSUPP;
 	return run_check(n) ? 0 : -EBADE;
 }
 
