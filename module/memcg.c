@@ -67,8 +67,8 @@ static struct assignment *find_assignment(u64 cgroup_id, unsigned int *slot)
 
 /*
  * The assignment that decides @policy for @folio, its setting in
- * *@setting; NULL, *@setting untouched, for the global knob.  The hooks'
- * RCU section keeps the memcg and the assignment alive.
+ * *@setting; NULL, *@setting untouched, for the global knob.  The
+ * caller's rcu_read_lock() keeps the memcg and the assignment alive.
  */
 static struct assignment *folio_assignment(struct folio *folio, enum policy_id policy,
 					   int *setting)
@@ -135,9 +135,11 @@ static int memcg_lookup(const char *name, u64 *id, char **path)
  * @folio: a folio at a hook site
  * @policy: the policy the site decides
  *
- * The kernel calls the policies without a read-side section: RCU keeps
- * the memcg and the assignment, and is only needed once there are
- * assignments.  Counts the folio in the deciding assignment's stats.
+ * The kernel calls the policies in a read-side section that
+ * rcu_read_lock_held() may not see (the COW site's is its page table
+ * lock): this takes rcu_read_lock(), which keeps the memcg and the
+ * assignment, and is only needed once there are assignments.  Counts the
+ * folio in the deciding assignment's stats.
  *
  * Return: 0 or 1, or %SETTING_GLOBAL where no assignment decides.
  */
