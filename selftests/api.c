@@ -30,7 +30,7 @@ static const char *const checks[] = {
 	"the key, WB and COW refused to a module still in its init (EBUSY)",
 	"the key set, replaced and unset with no swap device in use, holding its module while set",
 	"the key refused while a swap device is in use (EBUSY)",
-	"WB unregistered within 1 s while a CPU-bound kernel thread runs (preempt=full)",
+	"WB unregistered within 1 s while a CPU-bound kernel thread runs (preemptible kernel)",
 };
 
 static void run(int n)
@@ -41,7 +41,7 @@ static void run(int n)
 	snprintf(buf, sizeof(buf), "%d", n);
 	ret = write_file(API_CHECK, buf);
 	if (ret == -EOPNOTSUPP)
-		ksft_test_result_skip("%s: not under preempt=full\n", checks[n]);
+		ksft_test_result_skip("%s: the kernel is not preemptible\n", checks[n]);
 	else
 		ksft_test_result(!ret, "%s%s%s\n", checks[n], ret ? ": " : "",
 				 ret ? strerror(-ret) : "");

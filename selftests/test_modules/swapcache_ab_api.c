@@ -229,8 +229,11 @@ static int check_set(const char *val, const struct kernel_param *kp)
 	err = kstrtoint(val, 10, &n);
 	if (err)
 		return err;
-	/* Only under preempt=full is a CPU-bound thread never scheduled out */
-	if (n == 8 && !preempt_model_full())
+	/*
+	 * Only a preemptible kernel (preempt=full, PREEMPT_RT) lets this
+	 * task run beside a thread that never yields its CPU
+	 */
+	if (n == 8 && !preempt_model_preemptible())
 		return -EOPNOTSUPP;
 	return run_check(n) ? 0 : -EBADE;
 }
