@@ -1245,12 +1245,14 @@ def fidelity(rows_by, reference, hooked=None, published_ok=True):
 
 # The lock pass (bench/ab.sh pass 3) against the seeds' contention results,
 # in direction: mainline (B = 1) takes the swap cache lock with fewer
-# contentions.  offset_key.trunks0 changes the key alone, in one tree per
-# device either way: seed 002's reduction is the split into trunks
+# contentions.  Seed 002 measured the offset key in one tree per device
+# (v4.9, before the 64 MB trunks of v4.11): offset_key.trunks0's A/B, not
+# trunks', which no seed measured
 LOCK_SEEDS = {
     "skip_wb_tags": "seeds 000/001 (the tag-free swap writeback: _raw_spin_lock_irq under "
                     "__add_to_swap_cache -23%, _raw_spin_lock_irqsave under __remove_mapping -33%)",
-    "trunks": "seed 002 (64 MB trunks: the swap cache lock from 20.15% to 12.19% of cycles)",
+    "offset_key.trunks0": "seed 002 (the offset key, one tree per device: the swap cache lock's "
+                          "contention from 20.15% to 12.19%)",
 }
 LOCK_HEADLINE = "lock.swapcache_contentions_per_kpage"
 LOCK_SHARE = "lock.swapcache_wait_share_pct"

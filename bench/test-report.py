@@ -664,9 +664,13 @@ check(rc == 0 and "fewer contentions under mainline: the direction of seeds 000/
       and "control locktorture: spin_lock, 2 writers, 10 s on 2 CPUs: contentions 5000" in out
       and "the counters see contention" in out,
       "fewer swap cache lock contentions under mainline read as the seeds' direction, after the control")
-rc, out, err = run_report(lock_lines("trunks", [(b, a) for a, b in fewer]))
+rc, out, err = run_report(lock_lines("offset_key.trunks0", [(b, a) for a, b in fewer]))
 check(rc == 0 and "more contentions under mainline: opposite to seed 002" in out,
       "more contentions under mainline read as opposite to seed 002")
+rc, out, err = run_report(lock_lines("trunks", fewer))
+locks_line = next((l for l in out.splitlines() if l.startswith("locks trunks:")), "")
+check(rc == 0 and locks_line.endswith("=> fewer contentions under mainline"),
+      "trunks, which no seed measured, is read against no seed")
 rc, out, err = run_report(lock_lines("skip_wb_tags", [(0, 0)] * 8))
 check(rc == 0 and "no swap cache lock contention on either side" in out,
       "no contention on either side is said so, not read as a direction")
