@@ -1252,7 +1252,7 @@ LOCK_SEEDS = {
     "skip_wb_tags": "seeds 000/001 (the tag-free swap writeback: _raw_spin_lock_irq under "
                     "__add_to_swap_cache -23%, _raw_spin_lock_irqsave under __remove_mapping -33%)",
     "offset_key.trunks0": "seed 002 (the offset key, one tree per device: the swap cache lock's "
-                          "contention from 20.15% to 12.19%)",
+                          "two chains from 20.15% to 12.19% of cycles)",
 }
 LOCK_HEADLINE = "lock.swapcache_contentions_per_kpage"
 LOCK_SHARE = "lock.swapcache_wait_share_pct"
