@@ -5,8 +5,8 @@
 session), from its raw lines with bench/report.py's parser and
 statistics: per knob the profile rows that move (95% interval, ratio or
 pp where a side has none, excludes 0, and the same row's A/A interval
-contains 0); the declared rows; the A/A screen (over rows non-zero on
-both A/A sides, the share whose interval excludes 0).  A row is one the
+contains 0); the declared rows; the A/A screen (over rows whose mean
+is non-zero on both A/A sides, the share whose interval excludes 0).  A row is one the
 report prints: some run of the pass reaches 0.1% of its samples.
 
 Usage: profile_rows.py [RUN]   (default: this folder)
@@ -60,7 +60,7 @@ def main():
     shown = {m for m, x in top.items() if x >= 0.1}
     aa = report.rows_of(values, ("patched", "aa", "a1"), ("patched", "aa", "a2"))
     aa = {m: r for (wl, m), r in aa.items() if wl == WL and m in shown}
-    both = [m for m, r in aa.items() if r["n"] and min(r["a"]) > 0 and min(r["b"]) > 0]
+    both = [m for m, r in aa.items() if r["n"] and r["a_mean"] > 0 and r["b_mean"] > 0]
     moved = [m for m in both if excludes_zero(aa[m])]
     print(f"A/A screen: {len(moved)} of {len(both)} rows non-zero on both sides exclude 0 "
           f"({100 * len(moved) / max(len(both), 1):.1f}%; about 5% expected)")
