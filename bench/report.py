@@ -1616,13 +1616,13 @@ def read_results(outdir):
         return f.readlines()
 
 
-def report(outdir):
-    lines = read_results(outdir)
+def parse_with_profile(lines):
+    """parse(), with the perf-profile shares of the PROFILE lines (perf
+    record's folded chains, bench/bench profile=1) among the values:
+    LKP's perf-profile rows, compared as every other metric"""
     values, plans, failures, notes = parse(lines)
     if not values:
         raise ReportError("no RESULT lines")
-    # perf record's folded chains (bench/bench profile=1): LKP's
-    # perf-profile rows, compared as every other metric
     if any(line.startswith("PROFILE ") for line in lines):
         if perfprofile is None:
             notes.append("PROFILE lines, but no perfprofile.py beside report.py: no perf-profile rows")
@@ -1635,6 +1635,11 @@ def report(outdir):
             if clash:
                 raise ReportError(f"measured twice: {sorted(clash)[0]}")
             values.update(profiled)
+    return values, plans, failures, notes
+
+
+def report(outdir):
+    values, plans, failures, notes = parse_with_profile(read_results(outdir))
     provenance = {}
     ppath = os.path.join(outdir, "provenance.json")
     if os.path.exists(ppath):

@@ -7,7 +7,7 @@ statistics: per knob the profile rows that move (95% interval, ratio or
 pp where a side has none, excludes 0, and the same row's A/A interval
 contains 0); the declared rows; the A/A screen (over rows whose mean
 is non-zero on both A/A sides, the share whose interval excludes 0).  A row is one the
-report prints: some run of the pass reaches 0.1% of its samples.
+report prints (bench/perfprofile.py's MIN_SHARE).
 
 Usage: profile_rows.py [RUN]   (default: this folder)
 """
@@ -41,47 +41,33 @@ def excludes_zero(row):
     return lo is not None and (lo > 0 or hi < 0)
 
 
-def fmt(row):
-    est, lo, hi, unit = interval(row)
-    if lo is None:
-        return "n/a"
-    return f"{est:+.2f}{unit} [{lo:+.2f}, {hi:+.2f}]"
-
-
 def main():
     run = sys.argv[1] if len(sys.argv) > 1 else HERE
-    lines = report.read_results(run)
-    values = report.parse(lines)[0]
-    values.update(report.perfprofile.result_values(report.perfprofile.parse_profile_lines(lines)))
-    top = {}
-    for (_, _, _, _, wl, metric), x in values.items():
-        if wl == WL and report.PROFILE_SHARE.match(metric):
-            top[metric] = max(top.get(metric, 0.0), x)
-    shown = {m for m, x in top.items() if x >= 0.1}
+    values = report.parse_with_profile(report.read_results(run))[0]
     aa = report.rows_of(values, ("patched", "aa", "a1"), ("patched", "aa", "a2"))
-    aa = {m: r for (wl, m), r in aa.items() if wl == WL and m in shown}
+    aa = {m: r for (wl, m), r in aa.items() if wl == WL and report.PROFILE_SHARE.match(m)}
     both = [m for m, r in aa.items() if r["n"] and r["a_mean"] > 0 and r["b_mean"] > 0]
     moved = [m for m in both if excludes_zero(aa[m])]
     print(f"A/A screen: {len(moved)} of {len(both)} rows non-zero on both sides exclude 0 "
           f"({100 * len(moved) / max(len(both), 1):.1f}%; about 5% expected)")
     for m in moved:
-        print(f"  A/A {fmt(aa[m])} {m}")
+        print(f"  A/A {report.fmt_interval(aa[m])} {m}")
     for knob, declared in DECLARED.items():
         rows = report.rows_of(values, ("patched", knob, "0"), ("patched", knob, "1"))
-        rows = {m: r for (wl, m), r in rows.items() if wl == WL and m in shown}
+        rows = {m: r for (wl, m), r in rows.items() if wl == WL and report.PROFILE_SHARE.match(m)}
         print(f"{knob}: {len(rows)} rows")
         for m, r in sorted(rows.items()):
             a_a = aa.get(m)
             if excludes_zero(r) and not (a_a and excludes_zero(a_a)):
-                print(f"  moves {r['a_mean']:.2f} -> {r['b_mean']:.2f} {fmt(r)} (A/A {fmt(a_a) if a_a else 'none'}) {m}")
+                print(f"  moves {r['a_mean']:.2f} -> {r['b_mean']:.2f} {report.fmt_interval(r)} (A/A {report.fmt_interval(a_a) if a_a else 'none'}) {m}")
         for p in declared:
             hits = [m for m in rows if m.startswith(PREFIX + p)]
             if not hits:
                 print(f"  declared {p}...: no row")
             for m in hits:
                 r = rows[m]
-                print(f"  declared {r['a_mean']:.2f} -> {r['b_mean']:.2f} {fmt(r)} "
-                      f"(A/A {fmt(aa[m]) if m in aa else 'none'}) {m}")
+                print(f"  declared {r['a_mean']:.2f} -> {r['b_mean']:.2f} {report.fmt_interval(r)} "
+                      f"(A/A {report.fmt_interval(aa[m]) if m in aa else 'none'}) {m}")
 
 
 if __name__ == "__main__":
