@@ -15,10 +15,14 @@
 # in already with other contents is refused (a version published is never
 # changed: bump it, debian/changelog); APT_REPO_FRESH=1 makes the
 # repository afresh instead, with the .debs given alone (make fleet's
-# throwaway one).  That key is a throwaway one
-# made once with gpg under KEY_DIR (no passphrase, batch mode) and kept
+# throwaway one).  That key is made once with gpg under KEY_DIR and kept
 # for the runs after, so that hosts which trust it go on trusting the
-# repository rebuilt; its public half is exported to
+# repository rebuilt: protected by the passphrase in the file
+# FLEET_KEY_PASSFILE (as vm/make-signing-key.sh's), or with
+# FLEET_KEY_THROWAWAY=1 a throwaway one without (make fleet's, make
+# check's); it expires after APT_REPO_KEY_EXPIRY (gpg's form, default 2y),
+# after which apt on the hosts refuses the repository until the expiry is
+# moved (fleet/README.md, "Keys").  Its public half is exported to
 # KEY_DIR/swapcache-ab-archive-keyring.gpg, for /etc/apt/keyrings/ on the
 # hosts.
 #
@@ -28,7 +32,8 @@
 #
 # Usage: vm/build-apt-repo.sh OUT_DIR DEB...
 # Environment: APT_REPO_KEY_DIR (default build/apt-key), APT_REPO_FRESH=1,
-# APT_REPO_SNAPSHOT
+# APT_REPO_SNAPSHOT, FLEET_KEY_PASSFILE, FLEET_KEY_THROWAWAY=1,
+# APT_REPO_KEY_EXPIRY
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,14 +66,46 @@ trap 'gpgconf --kill gpg-agent 2>/dev/null || true' EXIT
 fingerprint() {
 	gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }'
 }
+if [ -n "${FLEET_KEY_PASSFILE:-}" ]; then
+	[ -r "$FLEET_KEY_PASSFILE" ] && [ -s "$FLEET_KEY_PASSFILE" ] ||
+		die "FLEET_KEY_PASSFILE: $FLEET_KEY_PASSFILE is not a readable file holding the passphrase"
+	pass=(--passphrase-file "$FLEET_KEY_PASSFILE") kind=""
+elif [ "${FLEET_KEY_THROWAWAY:-0}" = 1 ]; then
+	pass=(--passphrase '') kind="throwaway, "
+else
+	pass=() kind=""
+fi
 fpr=$(fingerprint)
 if [ -z "$fpr" ]; then
-	log "making the fleet's throwaway archive key in $GNUPGHOME"
-	gpg --batch --quiet --pinentry-mode loopback --passphrase '' --quick-gen-key \
-		"swapcache_ab fleet archive (throwaway, $(hostname)) <dev@swapcache-ab.invalid>" \
-		ed25519 sign never
+	[ ${#pass[@]} -gt 0 ] || die "no archive key in $GNUPGHOME: give FLEET_KEY_PASSFILE (a file holding the passphrase that protects it), or FLEET_KEY_THROWAWAY=1 for one without, for test machines only"
+	expiry=${APT_REPO_KEY_EXPIRY:-2y}
+	[[ $expiry =~ ^[1-9][0-9]*[dwmy]?$ ]] || die "APT_REPO_KEY_EXPIRY: gpg's form (730d, 2y), not '$expiry'"
+	log "making the fleet's ${kind}archive key in $GNUPGHOME, expiring in $expiry"
+	gpg --batch --quiet --pinentry-mode loopback "${pass[@]}" --quick-gen-key \
+		"swapcache_ab fleet archive (${kind}$(hostname)) <dev@swapcache-ab.invalid>" \
+		ed25519 sign "$expiry"
 	fpr=$(fingerprint)
 	[ -n "$fpr" ] || die "gpg made no key in $GNUPGHOME"
+fi
+# A key that expired: apt would refuse what it signs
+expires=$(gpg --batch --with-colons --list-keys "$fpr" | awk -F: '$1 == "pub" { print $7; exit }')
+[ -z "$expires" ] || [ "$expires" -gt "$(date +%s)" ] ||
+	die "the archive key $fpr expired on $(date -u -d "@$expires" +%F): move its expiry (fleet/README.md, Keys)"
+# A signature now, with the passphrase if given: a wrong one, or a key
+# with one and none given, stops here
+echo | gpg --batch --quiet --pinentry-mode loopback "${pass[@]}" -u "$fpr" --sign >/dev/null 2>&1 ||
+	die "gpg cannot sign with the archive key $fpr${pass:+ with the passphrase given}: a key with a passphrase needs FLEET_KEY_PASSFILE"
+# reprepro signs through gpgme, which cannot give a passphrase: the agent
+# holds it for this run (and forgets it when stopped at the end)
+if [ -n "${FLEET_KEY_PASSFILE:-}" ]; then
+	grep -qx allow-preset-passphrase "$GNUPGHOME/gpg-agent.conf" 2>/dev/null || {
+		echo allow-preset-passphrase >>"$GNUPGHOME/gpg-agent.conf"
+		gpgconf --kill gpg-agent 2>/dev/null || true
+	}
+	for grip in $(gpg --batch --with-colons --with-keygrip --list-secret-keys "$fpr" | awk -F: '$1 == "grp" { print $10 }'); do
+		/usr/lib/gnupg/gpg-preset-passphrase --preset "$grip" <"$FLEET_KEY_PASSFILE" ||
+			die "gpg-agent took no passphrase for the archive key"
+	done
 fi
 gpg --batch --export "$fpr" >"$keyring.tmp"
 mv "$keyring.tmp" "$keyring"

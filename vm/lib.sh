@@ -239,3 +239,18 @@ selftests_vm_timeout() { # profile [tests]
 	s=$("$top/vm/tap-summary.py" --timeout "$1" "${2:-}") || return
 	echo $((s + 600))
 }
+# A signing key's PEM file (private key and certificate, as
+# vm/make-signing-key.sh makes it) with the key unencrypted, written as
+# DIR/key.pem, mode 0600 (remove DIR after use): sbsign and
+# sign-efi-sig-list would ask at a terminal for an encrypted key's
+# passphrase, which is read here from the file FLEET_KEY_PASSFILE
+plain_key() { # pem dir
+	local pem=$1 out=$2/key.pem pass=()
+	if grep -qx -- '-----BEGIN ENCRYPTED PRIVATE KEY-----' "$pem"; then
+		[ -n "${FLEET_KEY_PASSFILE:-}" ] || die "$pem is encrypted: give FLEET_KEY_PASSFILE, the file of its passphrase"
+		pass=(-passin "file:$FLEET_KEY_PASSFILE")
+	fi
+	(umask 077 && openssl pkey -in "$pem" "${pass[@]}" -out "$out" && openssl x509 -in "$pem" >>"$out") ||
+		die "could not read the key in $pem${pass:+ with the passphrase in $FLEET_KEY_PASSFILE}"
+	echo "$out"
+}

@@ -22,6 +22,9 @@
 #    autoinstall) and the package's own succeed, DKMS's BUILD_EXCLUSIVE
 #    message shown;
 #  - swapcache-ab-bench's files, and that its commands run unpacked;
+#  - the fleet's keys: the image key (vm/make-signing-key.sh) and the
+#    archive key (vm/build-apt-repo.sh) with a passphrase, and expiring,
+#    unless told they are throwaway ones;
 #  - the fleet's signed apt repository of both .debs (vm/build-apt-repo.sh):
 #    apt-get, with a private root and the exported key as Signed-By, reads
 #    it and sees both packages at the version, and refuses it with
@@ -42,6 +45,7 @@ abi=$(hook_abi)
 changelog=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
 [ -n "$version" ] && [ "$changelog" = "$version" ]
 tap_result $? "debian/changelog's version '$changelog' is dkms.conf's PACKAGE_VERSION '$version'"
+
 
 # DKMS's own defaults (dkms 3.0.10): the make and clean commands, and a
 # module named after the package
@@ -249,9 +253,31 @@ SRC
 		grep -qx "  Candidate: $version" <<<"$policy" || return 1
 	done
 }
+# The keys as a fleet makes them: with a passphrase (FLEET_KEY_PASSFILE),
+# never without one unless told they are throwaway ones
+passfile=$scratch/passphrase
+echo "lint $$ $RANDOM" >"$passfile"
+no_pass=$(APT_REPO_KEY_DIR=$scratch/apt-key-none vm/build-apt-repo.sh "$scratch/apt-repo-none" "${deb:-/nonexistent}" 2>&1 >/dev/null)
+[ ! -e "$scratch/apt-key-none/swapcache-ab-archive-keyring.gpg" ] && grep -q 'FLEET_KEY_PASSFILE' <<<"$no_pass"
+tap_result $? "vm/build-apt-repo.sh makes no archive key without FLEET_KEY_PASSFILE or FLEET_KEY_THROWAWAY=1: $(tail -1 <<<"$no_pass" | cut -c1-80)"
+no_pass=$(vm/make-signing-key.sh "$scratch/image-key-none" 2>&1 >/dev/null)
+[ ! -e "$scratch/image-key-none/image.pem" ] && grep -q 'FLEET_KEY_PASSFILE' <<<"$no_pass"
+tap_result $? "vm/make-signing-key.sh makes no image key without FLEET_KEY_PASSFILE or FLEET_KEY_THROWAWAY=1"
+image_key=$(FLEET_KEY_PASSFILE=$passfile vm/make-signing-key.sh "$scratch/image-key" 2>"$scratch/make-signing-key.log" | head -1)
+end=$(openssl x509 -in "${image_key:-/nonexistent}" -noout -enddate 2>/dev/null | sed 's/^notAfter=//')
+grep -qx -- '-----BEGIN ENCRYPTED PRIVATE KEY-----' "${image_key:-/nonexistent}" &&
+	! openssl pkey -in "$image_key" -passin pass:not-it -noout 2>/dev/null &&
+	openssl pkey -in "$image_key" -passin "file:$passfile" -noout &&
+	[ -n "$end" ] && [ "$(date -d "$end" +%s)" -le $(($(date +%s) + 731 * 86400)) ]
+tap_result $? "vm/make-signing-key.sh: the image key encrypted, opened by its passphrase alone, its certificate valid until ${end:-?}"
 if [ -f "${deb:-}" ] && [ -f "${bench_deb:-}" ] &&
-	keyring=$(APT_REPO_KEY_DIR=$scratch/apt-key vm/build-apt-repo.sh "$scratch/apt-repo" "$deb" "$bench_deb" \
-		2>"$scratch/build-apt-repo.log"); then
+	keyring=$(FLEET_KEY_PASSFILE=$passfile APT_REPO_KEY_DIR=$scratch/apt-key vm/build-apt-repo.sh "$scratch/apt-repo" \
+		"$deb" "$bench_deb" 2>"$scratch/build-apt-repo.log"); then
+	# The agent that held the passphrase is gone: without it, no signature
+	expires=$(gpg --with-colons --show-keys "$keyring" 2>/dev/null | awk -F: '$1 == "pub" { print $7; exit }')
+	! APT_REPO_KEY_DIR=$scratch/apt-key APT_REPO_SNAPSHOT=lint-no-pass vm/build-apt-repo.sh "$scratch/apt-repo" \
+		"$deb" >/dev/null 2>&1 && [ -n "$expires" ]
+	tap_result $? "vm/build-apt-repo.sh: the archive key has a passphrase (refused without it) and expires ($(date -u -d "@${expires:-0}" +%F))"
 	apt_repo_check "$keyring" fleet-key
 	rc=$?
 	[ $rc -eq 0 ] || comment <"$scratch/apt-fleet-key.log"
