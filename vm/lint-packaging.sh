@@ -213,8 +213,9 @@ if [ -f "${bench_deb:-}" ] && dpkg-deb -x "$bench_deb" "$scratch/bench-pkg"; the
 	# report, which does, recommends it
 	depends=$(dpkg-deb -f "$bench_deb" Depends) recommends=$(dpkg-deb -f "$bench_deb" Recommends)
 	! grep -q 'python3-scipy' <<<"$depends" && grep -q 'libc6' <<<"$depends" &&
-		grep -q 'python3-scipy' <<<"$recommends" && grep -q 'python3-numpy' <<<"$recommends"
-	tap_result $? "swapcache-ab-bench depends on its shared libraries ($depends), recommends python3-scipy and python3-numpy ($recommends)"
+		grep -q 'python3-scipy' <<<"$recommends" && grep -q 'python3-numpy' <<<"$recommends" &&
+		grep -q linux-perf <<<"$recommends"
+	tap_result $? "swapcache-ab-bench depends on its shared libraries ($depends), recommends python3-scipy, python3-numpy and linux-perf ($recommends)"
 else
 	tap_result 1 "the swapcache-ab-bench .deb unpacked"
 fi
