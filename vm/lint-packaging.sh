@@ -3,7 +3,8 @@
 #
 # make lint's checks of the package and the roll-out, as TAP lines
 # (vm/lint.sh runs it last); none needs a kernel tree:
-#  - debian/changelog's version is dkms.conf's PACKAGE_VERSION;
+#  - debian/changelog's version is dkms.conf's PACKAGE_VERSION, and a
+#    released top entry is newer than every change to what ships;
 #  - dkms.conf repeats none of DKMS's defaults;
 #  - the source package (vm/build-dkms-deb.sh) leaves build/, build
 #    outputs and .git out, and so does debian/source/options for one
@@ -46,6 +47,25 @@ changelog=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
 [ -n "$version" ] && [ "$changelog" = "$version" ]
 tap_result $? "debian/changelog's version '$changelog' is dkms.conf's PACKAGE_VERSION '$version'"
 
+# Debian's convention: the top entry is UNRELEASED while it collects
+# changes; once released (dch -r), what the packages ship does not change
+# under its version again (0.1.0 shipped about 20 changes that way):
+# the next change opens a new UNRELEASED entry (dch -i) and version
+# (dkms.conf).  What they ship: dkms.conf, the Kbuilds and the module's
+# sources (Makefile's DKMS_FILES), bench/'s runner, workloads and report,
+# debian/ itself
+distribution=$(dpkg-parsechangelog -l debian/changelog -S Distribution 2>/dev/null)
+if [ "$distribution" = UNRELEASED ]; then
+	tap_result 0 "debian/changelog: $changelog is UNRELEASED, collecting changes"
+elif released=$(git log -1 --format=%H -- debian/changelog 2>/dev/null) && [ -n "$released" ]; then
+	since=$(git log --format='%h %s' "$released..HEAD" -- dkms.conf Kbuild module/Kbuild 'module/*.[ch]' \
+		'bench/*.[ch]' bench/Makefile bench/bench 'bench/*.py' debian ':!debian/changelog')
+	[ -z "$since" ] || comment <<<"$since"
+	[ -z "$since" ]
+	tap_result $? "debian/changelog: nothing the packages ship changed since $changelog was released ($distribution)${since:+: $(wc -l <<<"$since") commits did, open an UNRELEASED entry (dch -i)}"
+else
+	tap_result 1 "debian/changelog: $changelog is released ($distribution), and no git history says what changed since"
+fi
 
 # DKMS's own defaults (dkms 3.0.10): the make and clean commands, and a
 # module named after the package
