@@ -139,6 +139,86 @@ our_deb() { # dkms|bench
 	*) die "our_deb: dkms or bench, not '$1'" ;;
 	esac
 }
+# Where vm/build-packages.sh leaves a fleet kernel's module package,
+# swapcache-ab-modules-<release>, at the module's version or VERSION
+modules_deb() { # variant release [version]
+	echo "$(packages_dir "$1")/swapcache-ab-modules-$2_${3:-$(module_version)}_$(dpkg --print-architecture).deb"
+}
+# A module built against one kernel as the Debian package
+# swapcache-ab-modules-<release>, as Debian ships modules built and signed
+# once for each kernel release: the .ko as given (signed or not: it is not
+# touched here) in /lib/modules/<release>/updates/, where depmod prefers
+# it to the kernel's own modules, depmod for that release at install and
+# removal.  It conflicts with swapcache-ab-dkms, whose DKMS installs the
+# same module under updates/dkms: one or the other provides it.  Its
+# files dated debian/changelog's top entry, as dpkg-buildpackage dates our
+# other packages, so that the same module packaged again is the same .deb
+# (the fleet's apt repository refuses a version it has with other
+# contents).  Writes OUT_DEB; 0 or 1 with the reason
+package_module() { # module.ko release version out.deb
+	local ko=$1 release=$2 version=$3 deb=$4 name root doc signer how epoch script rc=0
+	name=swapcache-ab-modules-$release
+	signer=$(/sbin/modinfo -F signer "$ko") || { echo "error: $ko is no module" >&2; return 1; }
+	how=" It is unsigned: that kernel does not sign its modules."
+	[ -z "$signer" ] || how=" It is signed there with that kernel's own build key, which the kernel
+ trusts built in (signer: $signer)."
+	epoch=${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$top/debian/changelog" -S Timestamp)}
+	root=$(mktemp -d "${TMPDIR:-/tmp}/swapcache-ab-modules.XXXXXX") || return
+	doc=$root/usr/share/doc/$name
+	install -D -m 0644 "$ko" "$root/lib/modules/$release/updates/swapcache_ab.ko" &&
+		install -D -m 0644 "$top/debian/copyright" "$doc/copyright" &&
+		# A native version: the changelog is changelog.gz (Policy 12.7),
+		# the source's, as swapcache-ab-dkms has it
+		gzip -9nc "$top/debian/changelog" >"$doc/changelog.gz" &&
+		chmod 0644 "$doc/changelog.gz" && mkdir -m 0755 "$root/DEBIAN" || rc=1
+	# modprobe finds the module once depmod has read it: the kernel's own
+	# package ran depmod before this one was there.  After a removal
+	# (not the kernel's, which leaves no kernel/) modules.dep forgets it
+	for script in postinst postrm; do
+		[ $rc -eq 0 ] || break
+		# shellcheck disable=SC2016 # $1 is the maintainer script's
+		{
+			echo '#!/bin/sh'
+			echo 'set -e'
+			if [ "$script" = postinst ]; then
+				echo 'case "$1" in configure) ;; *) exit 0 ;; esac'
+			else
+				echo 'case "$1" in remove | purge) ;; *) exit 0 ;; esac'
+			fi
+			echo "if [ -d /lib/modules/$release/kernel ]; then"
+			echo "	depmod -a $release"
+			echo 'fi'
+		} >"$root/DEBIAN/$script" && chmod 0755 "$root/DEBIAN/$script" || rc=1
+	done
+	[ $rc -ne 0 ] || cat >"$root/DEBIAN/control" <<CONTROL || rc=1
+Package: $name
+Version: $version
+Architecture: $(dpkg --print-architecture)
+Maintainer: $(sed -n 's/^Maintainer: //p' "$top/debian/control" | head -n 1)
+Installed-Size: $(du -k -s --exclude=DEBIAN "$root" | cut -f 1)
+Depends: linux-image-$release
+Conflicts: swapcache-ab-dkms
+Section: kernel
+Priority: optional
+Description: swapcache_ab module for Linux $release, prebuilt
+ The swapcache_ab module, as swapcache-ab-dkms builds it, built once
+ for the kernel linux-image-$release alone,
+ where that kernel was built.
+$how
+ A host needs neither DKMS, a compiler, the kernel's headers nor any
+ key for it.
+CONTROL
+	if [ $rc -eq 0 ]; then
+		(cd "$root" && find lib usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums" &&
+			chmod 0644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control" &&
+			find "$root" -type d -exec chmod 0755 {} + &&
+			find "$root" -exec touch -h -d "@$epoch" {} + &&
+			SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz -b "$root" "$deb" >/dev/null || rc=1
+	fi
+	rm -rf "$root"
+	[ $rc -eq 0 ] || echo "error: could not package $ko as $name" >&2
+	return $rc
+}
 # A string option's value in a kernel config: CONFIG_X="value" gives value
 config_string() { # config-file CONFIG_NAME
 	sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$1"
