@@ -65,25 +65,24 @@ dpkg-deb -x "$dkms_deb" "$root" && [ -f "$root/usr/src/swapcache_ab-$version/dkm
 tap_result $? "unpacked it into $root: /usr/src/swapcache_ab-$version"
 
 # A kernel that checks module signatures (the debug kernel requires them):
-# the fleet's DKMS configuration as the swapcache_ab role places it on a
-# host (fleet/roles/swapcache_ab/files/dkms-signing.conf, naming
-# /etc/dkms/swapcache-ab-modules.pem and .der), with the kernel's own key as
-# the fleet's: the key it trusts.  And sign-file from the headers, where
-# DKMS would find it on a host (/lib/modules/<release>/build/scripts/)
+# DKMS's configuration naming a signing key of the host's choice
+# (framework.conf.d, mok_signing_key and mok_certificate), here the
+# kernel's own key: the key it trusts.  And sign-file from the headers,
+# where DKMS would find it on a host (/lib/modules/<release>/build/scripts/)
 signing=0 signer=
 if grep -qx 'CONFIG_MODULE_SIG=y' "$kconfig"; then
 	signing=1
 	kobj=$(kernel_dir "$variant")
 	mkdir -p "$root/etc/dkms/framework.conf.d"
-	cp "$top/fleet/roles/swapcache_ab/files/dkms-signing.conf" \
-		"$root/etc/dkms/framework.conf.d/swapcache-ab.conf"
+	printf '%s\n' mok_signing_key=/etc/dkms/swapcache-ab-modules.pem \
+		mok_certificate=/etc/dkms/swapcache-ab-modules.der >"$root/etc/dkms/framework.conf.d/swapcache-ab.conf"
 	cp "$kobj/certs/signing_key.pem" "$root/etc/dkms/swapcache-ab-modules.pem"
 	cp "$kobj/certs/signing_key.x509" "$root/etc/dkms/swapcache-ab-modules.der"
 	echo "sign_file=$ksrc/scripts/sign-file" >"$root/etc/dkms/framework.conf.d/zz-private-root.conf"
 	signer=$(openssl x509 -inform DER -in "$root/etc/dkms/swapcache-ab-modules.der" -noout \
 		-subject -nameopt multiline | sed -n 's/^ *commonName *= //p')
 	[ -x "$ksrc/scripts/sign-file" ] && [ -n "$signer" ]
-	tap_result $? "$(basename "$headers") has scripts/sign-file; the fleet's key is the kernel's own ('$signer')"
+	tap_result $? "$(basename "$headers") has scripts/sign-file; DKMS's key is the kernel's own ('$signer')"
 fi
 
 private_dkms "$root" add
@@ -113,7 +112,7 @@ if [ $signing = 1 ]; then
 	got=$(modinfo -F signer "$ko" 2>/dev/null)
 	hash=$(config_string "$kconfig" CONFIG_MODULE_SIG_HASH)
 	[ -n "$got" ] && [ "$got" = "$signer" ] && [ "$(modinfo -F sig_hashalgo "$ko" 2>/dev/null)" = "$hash" ]
-	tap_result $? "DKMS signed it with the fleet's key, through the fleet's /etc/dkms/framework.conf.d: signer '$got', $hash"
+	tap_result $? "DKMS signed it with the key /etc/dkms/framework.conf.d names: signer '$got', $hash"
 fi
 
 # A kernel without the hooks: Debian 12's own headers, unpacked likewise
