@@ -50,6 +50,9 @@ case $variant in server | guest) ;; *) die "FLEET_KERNEL: server or guest, not '
 dir=$top/build/fleet
 results=$dir/results
 export PACKAGES_DIR=$dir/packages
+# Throwaway keys, unencrypted: the image key and the apt repository's
+# archive key sign test guests only
+export FLEET_KEY_THROWAWAY=1
 timings=()
 step() { # name command...
 	local name=$1 t0=$SECONDS
