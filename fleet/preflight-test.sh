@@ -11,8 +11,8 @@
 # half-configured package, a /proc/swaps naming another swap device, a
 # read-only or tmpfs GRUB directory); the test device is a loop device on
 # a 64 MiB file, named through a /dev/disk/by-id/ link that goes with it;
-# apt's package lists an empty tmpfs, and dkms taken out of the dpkg copy,
-# for a host whose sources lack what our packages need.
+# apt's package lists an empty tmpfs, and e2fsprogs taken out of the dpkg
+# copy, for a host whose sources lack what our packages need.
 # Stand-ins in a PATH of its own for what a Debian host has and this
 # machine may not: grub-editenv (grub-common), and dkms where a case adds
 # another module.  Prints one line per case and "N cases, M wrong"; exit
@@ -86,7 +86,7 @@ run() {
 	out=$(PATH="$work/bin:$PATH" ANSIBLE_CONFIG=$work/pb/ansible.cfg ANSIBLE_NOCOLOR=1 \
 		unshare -m --propagation private bash -c "$setup"'
 		exec ansible-playbook -i localhost, -c local "$@"' _ "$work/pb/pf.yml" \
-		-e "fleet_release=$release" -e "fleet_test_swap=$byid" \
+		-e "fleet_release=$release" -e "fleet_test_swap=$byid" -e fleet_module_signer= \
 		-e "fleet_grub_cfg=$work/boot/grub/grub.cfg" "$@" 2>&1) || true
 	got=$(sed -n 's/.*"msg": "LEFT_OUT=\(.*\)"$/\1/p' <<<"$out")
 	recap=$(grep -o 'changed=[0-9]*' <<<"$out" | head -n 1) || true
@@ -119,15 +119,17 @@ run "GRUB without grub-editenv" "grub-editenv reads it" "mount --bind /dev/null 
 run "dpkg lock held" "apt and dpkg are free" "$fake_dpkg"' && { python3 -c "import fcntl, os, time
 fd = os.open(\"/var/lib/dpkg/lock-frontend\", os.O_RDWR | os.O_CREAT); fcntl.lockf(fd, fcntl.LOCK_EX); time.sleep(20)" & } && sleep 2'
 run "dpkg half-configured" "apt and dpkg are free" "$fake_dpkg"' && sed -i "0,/^Status: install ok installed/s//Status: install ok half-configured/" /var/lib/dpkg/status'
-# What swapcache-ab-dkms and swapcache-ab-bench depend on, as preflight.yml
-# reads it from the .debs; the broken host has no package lists and no dkms
-depends='{"fleet_depends_ours": ["dkms (>= 3.0.3-4~)", "kmod", "mount", "e2fsprogs", "python3", "libc6 (>= 2.34)"]}'
+# What the module package and swapcache-ab-bench depend on, as preflight.yml
+# reads it from the .debs (the module package's one dependency, the
+# patched kernel's image, is ours); the broken host has no package lists
+# and no e2fsprogs
+depends='{"fleet_depends_ours": ["kmod", "mount", "e2fsprogs", "python3", "libc6 (>= 2.34)"]}'
 printf '%s\n' '#!/usr/bin/python3' 'import re, sys' 'p = open(sys.argv[1]).read().split("\n\n")' \
-	'open(sys.argv[1], "w").write("\n\n".join(s for s in p if not re.match(r"Package: dkms\n", s)))' >"$work/drop-dkms"
-chmod +x "$work/drop-dkms"
+	'open(sys.argv[1], "w").write("\n\n".join(s for s in p if not re.match(r"Package: e2fsprogs\n", s)))' >"$work/drop-e2fsprogs"
+chmod +x "$work/drop-e2fsprogs"
 run "dependencies installable" in ":" -e "$depends"
-run "dependencies without package lists or dkms" "apt can install them" \
-	"$fake_dpkg"' && '"$work/drop-dkms"' /var/lib/dpkg/status && mount -t tmpfs none /var/lib/apt/lists' -e "$depends"
+run "dependencies without package lists or e2fsprogs" "apt can install them" \
+	"$fake_dpkg"' && '"$work/drop-e2fsprogs"' /var/lib/dpkg/status && mount -t tmpfs none /var/lib/apt/lists' -e "$depends"
 printf '#!/bin/sh\necho "zfs/2.1.11, 6.1.0-18-amd64, x86_64: installed"\n' >"$work/dkms-other"
 printf '#!/bin/sh\necho "zfs/2.1.11, 6.1.0-18-amd64, x86_64: installed"\necho "zfs/2.1.11, %s, x86_64: installed"\n' "$release" >"$work/dkms-ready"
 chmod +x "$work/dkms-other" "$work/dkms-ready"

@@ -4,12 +4,14 @@
 # make fleet: the fleet path end to end on local Debian 12 guests.
 #   1. the server kernel (make fleet-kernel: Debian's config, the one a
 #      fleet gets; FLEET_KERNEL=guest: fleet/guest.config's, for a quick
-#      run of the playbooks only) and the stock kernel as bindeb-pkg packages,
-#      swapcache-ab-dkms and swapcache-ab-bench; the fleet's signed apt
-#      repository of the packages (vm/build-apt-repo.sh), served to the
-#      guests over HTTP while make fleet runs; the fleet's signing keys
-#      (vm/make-signing-key.sh): the image key signs the server kernel,
-#      the module key goes to the guests' DKMS;
+#      run of the playbooks only) and the stock kernel as bindeb-pkg
+#      packages, the patched kernel's module package
+#      swapcache-ab-modules-<release> (vm/build-packages.sh: built and
+#      signed here with that kernel's own build key) and
+#      swapcache-ab-bench; the fleet's signed apt repository of what the
+#      hosts install (vm/build-apt-repo.sh), served to the guests over
+#      HTTP while make fleet runs; the fleet's image key
+#      (vm/make-signing-key.sh, throwaway) signs the server kernel's image;
 #   2. FLEET_GUESTS guests from fleet/image.sh's image (fleet/guests.sh),
 #      the last one left on Debian's kernel;
 #   3. fleet/site.yml twice: the first installs, reboots, checks, runs the
@@ -19,10 +21,13 @@
 #      guests or more, guest2 has a swap of its own (a swap file in its
 #      fstab, as the Debian installer makes a partition) and
 #      fleet_other_swap=off: the A/B takes it off and it must be on again;
-#   4. on the last guest, with swapcache-ab-dkms installed, a kernel
+#   4. on guest1, with the module package installed, a kernel
 #      without the hooks (stock, packaged by bindeb-pkg): apt must install
-#      its headers and image, DKMS skipping that kernel; purged again
-#      (FLEET_HOOKLESS=0: not, nor the stock kernel built);
+#      it, with no module of ours for it and no module package in the
+#      fleet's repository for it; purged again (FLEET_HOOKLESS=0: not, nor
+#      the stock kernel built).  (The last guest, on Debian's kernel, shows
+#      the role leaving a host without a module package for its kernel
+#      out, with the reason, in step 3);
 #   5. fleet/remove.yml: each host back to Debian's kernel, as it was;
 #      guest1 from its own records (the controller's deleted first), and
 #      with 3 guests or more, guest2 as an older site.yml left it (the
@@ -64,21 +69,22 @@ step() { # name command...
 
 vm/install-deps.sh fleet
 step "$variant kernel build" vm/build-kernel.sh "$variant"
-# The fleet's signing keys, throwaway ones made once: the image key signs
-# the server kernel's image, as for a fleet with Secure Boot (the guests'
-# BIOS checks no signature; the role's preflight checks it with
-# sbverify); the role puts the module key where the guests' DKMS signs
-# with it (their kernel, without the key in MOK, loads the module
-# unverified, and the role checks its signer)
+# The fleet's image key, a throwaway one made once: it signs the server
+# kernel's image, as for a fleet with Secure Boot (the guests' BIOS
+# checks no signature; the role's preflight checks it with sbverify).
+# The module package needs none of the fleet's: vm/build-packages.sh
+# signs its module with the kernel's own build key, which the kernel
+# trusts built in, and the role checks the signer and that the kernel
+# verified it
 signing=$(vm/make-signing-key.sh "$dir/signing-keys" "swapcache_ab make fleet")
-mapfile -t signing <<<"$signing"   # image.pem image.der modules.pem modules.der
+mapfile -t signing <<<"$signing"   # image.pem image.der
 image_key=
 [ "$variant" != server ] || image_key=${signing[0]}
+# The kernel's packages and its module package
 step "$variant kernel packages" env FLEET_IMAGE_KEY="$image_key" vm/build-packages.sh "$variant"
-# A kernel without the hooks, which make fleet installs beside
-# swapcache-ab-dkms on the last guest (step 4)
+# A kernel without the hooks, which make fleet installs beside the module
+# package on guest1 (step 4)
 hookless=${FLEET_HOOKLESS:-1}
-[ "$guests" -gt 1 ] || hookless=0
 if [ "$hookless" = 1 ]; then
 	step "stock kernel packages" bash -c 'vm/build-kernel.sh stock && vm/build-packages.sh stock'
 fi
@@ -87,11 +93,12 @@ package_debs=$(vm/build-dkms-deb.sh)   # swapcache-ab-dkms, then swapcache-ab-be
 mapfile -t package_debs <<<"$package_debs"
 release=$(kernel_release "$variant")
 image_deb=$(kernel_deb "$variant" linux-image "$release")
-headers_deb=$(kernel_deb "$variant" linux-headers "$release")
+modules_deb=$(modules_deb "$variant" "$release")
 
-# The fleet's apt repository, served to the guests from the controller's
-# loopback, where QEMU's user network takes their 10.0.2.2
-APT_REPO_FRESH=1 vm/build-apt-repo.sh "$dir/apt" "$headers_deb" "$image_deb" "${package_debs[@]}" >/dev/null
+# The fleet's apt repository of what the hosts install (no headers, no
+# DKMS: the module comes built), served to the guests from the
+# controller's loopback, where QEMU's user network takes their 10.0.2.2
+APT_REPO_FRESH=1 vm/build-apt-repo.sh "$dir/apt" "$image_deb" "$modules_deb" "${package_debs[1]}" >/dev/null
 apt_port=${FLEET_APT_PORT:-2280}
 /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$dir/apt/public" "$apt_port" \
 	>"$dir/apt-http.log" 2>&1 &
@@ -123,9 +130,7 @@ playbook() { # run playbook
 	local run=$1
 	shift
 	# each run's report in its own folder
-	# fleet_module_key_on=all: the guests boot by BIOS, and would get no
-	# module key otherwise; this exercises its placement and the signer check
-	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" -e fleet_module_key_on=all \
+	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" \
 		-e "fleet_results_dir=$results/$run" "$@" 2>&1 | tee "$dir/$run.log"
 	return "${PIPESTATUS[0]}"
 }
@@ -151,15 +156,16 @@ if [ "$guests" -ge 3 ]; then
 fi
 step "site.yml, first run" playbook site-1 fleet/site.yml
 # The outcome make fleet shows: every guest but the last takes part, and
-# the last, on Debian's kernel, is left out because it has no hooks
+# the last, on Debian's kernel, is left out because it has no hooks, and
+# so no module package
 /usr/bin/python3 - "$results/site-1/provenance.json" "$guests" <<'CHECK' || die "the first run's outcome is not the expected one"
 import json, sys
 p = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 want = [f"guest{i}" for i in range(1, n)] if n > 1 else ["guest1"]
-stock = p["left_out"].get(f"guest{n}", "") if n > 1 else "CONFIG_SWAPCACHE_AB_HOOKS"
+stock = p["left_out"].get(f"guest{n}", "") if n > 1 else "CONFIG_SWAPCACHE_AB_HOOKS, no module package"
 print(f"taking part: {p['hosts']} (want {want}); guest{n} left out: {stock!r}")
-sys.exit(0 if p["hosts"] == want and "CONFIG_SWAPCACHE_AB_HOOKS" in stock else 1)
+sys.exit(0 if p["hosts"] == want and "CONFIG_SWAPCACHE_AB_HOOKS" in stock and "no module package" in stock else 1)
 CHECK
 if [ "$own_swap" = 1 ]; then
 	on_guest guest2 'swapon --show=NAME --noheadings | grep -x /swap-own' ||
@@ -172,29 +178,32 @@ changed=$(recap site-2 | awk '$2 != 0')
 [ -z "$changed" ] || die "the second run of site.yml changed hosts: $changed"
 log "second run of site.yml: changed=0 on every host"
 
-# DKMS never fails another kernel's install: on the last guest (Debian's
-# kernel, swapcache-ab-dkms from the first run), a kernel without the hooks
-# as bindeb-pkg packages it (stock's; no .config in its headers) installs
-# with apt, headers and image in one transaction: the image's postinst
-# runs /etc/kernel/postinst.d, where the package's kernel hook has DKMS
-# skip that kernel with its message (bindeb-pkg's headers package has no
-# maintainer scripts).  Then both are purged, and the guest is as it was
+# A kernel without the hooks installs beside the module package: on
+# guest1 (the patched kernel and its module package), the stock kernel's
+# image as bindeb-pkg makes it installs with apt, and nothing of ours goes
+# with it: no module under its /lib/modules, and no module package for it
+# in the fleet's repository (the role would leave a host on it out, as it
+# does the last guest).  The module package for the patched kernel stays
+# as it was.  Then it is purged, and the guest is as it was
 hookless_kernel() {
-	local release deb files=() log=$dir/hookless-kernel.log
-	release=$(kernel_release stock)
-	adhoc() { ansible -i "$dir/inventory.ini" "guest$guests" -b "$@" >>"$log" 2>&1; }
+	local stock deb log=$dir/hookless-kernel.log
+	stock=$(kernel_release stock)
+	deb=$(kernel_deb stock linux-image "$stock")
+	adhoc() { ansible -i "$dir/inventory.ini" guest1 -b "$@" >>"$log" 2>&1; }
 	: >"$log"
-	for deb in "$(kernel_deb stock linux-headers "$release")" "$(kernel_deb stock linux-image "$release")"; do
-		adhoc -m ansible.builtin.copy -a "src=$deb dest=/var/tmp/" || die "could not copy $deb: see $log"
-		files+=("/var/tmp/$(basename "$deb")")
-	done
-	adhoc -m ansible.builtin.shell -a "apt-get install -y ${files[*]} 2>&1" ||
-		die "with swapcache-ab-dkms installed, apt could not install a hookless kernel: see $log"
-	grep -q "$release has no CONFIG_SWAPCACHE_AB_HOOKS" "$log" ||
-		die "the hookless kernel installed without the package's skip message: see $log"
-	adhoc -m ansible.builtin.shell -a "apt-get purge -y linux-image-$release linux-headers-$release 2>&1 &&
-		rm ${files[*]}" || die "could not purge the hookless kernel: see $log"
-	log "a hookless kernel (bindeb-pkg, no .config in its headers) installed beside swapcache-ab-dkms on guest$guests: DKMS skipped $release"
+	adhoc -m ansible.builtin.copy -a "src=$deb dest=/var/tmp/" || die "could not copy $deb: see $log"
+	adhoc -m ansible.builtin.shell -a "apt-get install -y /var/tmp/$(basename "$deb") 2>&1" ||
+		die "with swapcache-ab-modules-$release installed, apt could not install a hookless kernel: see $log"
+	adhoc -m ansible.builtin.shell -a "echo stock-modules=\$(find /lib/modules/$stock -name 'swapcache_ab.ko*' | wc -l);
+		echo stock-package=\$(apt-cache show swapcache-ab-modules-$stock >/dev/null 2>&1 && echo yes || echo none);
+		echo ours=\$(modinfo -k $release -n swapcache_ab)" ||
+		die "could not read guest1 after the hookless kernel's install: see $log"
+	grep -qx "stock-modules=0" "$log" && grep -qx "stock-package=none" "$log" &&
+		grep -qx "ours=/lib/modules/$release/updates/swapcache_ab.ko" "$log" ||
+		die "the hookless kernel $stock got a module of ours, or the patched kernel lost its own: see $log"
+	adhoc -m ansible.builtin.shell -a "apt-get purge -y linux-image-$stock 2>&1 && rm /var/tmp/$(basename "$deb")" ||
+		die "could not purge the hookless kernel: see $log"
+	log "a hookless kernel (bindeb-pkg) installed beside swapcache-ab-modules-$release on guest1: no module of ours for $stock, none in the repository"
 }
 if [ "$hookless" = 1 ]; then
 	step "hookless kernel" hookless_kernel
@@ -249,7 +258,7 @@ full_boot() {
 	before=$(ansible -i "$dir/inventory.ini" guest1 -b -m ansible.builtin.shell \
 		-a 'grub-editenv /boot/grub/grubenv list; ls /etc/default/grub.d /etc/apt/sources.list.d; dpkg-query -W | md5sum' 2>&1) ||
 		die "guest1: $before"
-	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" -e fleet_module_key_on=all \
+	ansible-playbook -i "$dir/inventory.ini" -e "@$dir/vars.yml" \
 		-e "fleet_results_dir=$results/full-boot" --limit guest1,localhost \
 		--tags install fleet/site.yml >"$dir/full-boot.log" 2>&1 || rc=$?
 	after=$(ansible -i "$dir/inventory.ini" guest1 -b -m ansible.builtin.shell \
@@ -276,7 +285,7 @@ fi
 canary() {
 	local rc=0 other status
 	sed 's/^\(guest1 .*\)$/\1 fleet_break_new_kernel=true/' "$dir/inventory.ini" >"$dir/inventory-canary.ini"
-	ansible-playbook -i "$dir/inventory-canary.ini" -e "@$dir/vars.yml" -e fleet_module_key_on=all \
+	ansible-playbook -i "$dir/inventory-canary.ini" -e "@$dir/vars.yml" \
 		-e "fleet_results_dir=$results/canary" \
 		--tags install fleet/site.yml >"$dir/canary.log" 2>&1 || rc=$?
 	[ "$rc" -ne 0 ] || die "the roll-out with an unbootable canary succeeded: see $dir/canary.log"
@@ -293,10 +302,10 @@ canary() {
 		# guest cannot be reached; not its callback's format, which
 		# ANSIBLE_CONFIG's settings change
 		status=$(ansible -i "$dir/inventory.ini" "guest$other" -m ansible.builtin.shell \
-			-a "echo dkms-status=\$(dpkg-query -W -f='\${db:Status-Status}' swapcache-ab-dkms 2>/dev/null || echo none)" 2>&1) ||
+			-a "echo modules-status=\$(dpkg-query -W -f='\${db:Status-Status}' swapcache-ab-modules-$release 2>/dev/null || echo none)" 2>&1) ||
 			die "guest$other cannot be reached after the canary failed: $status"
-		[[ $status == *dkms-status=* ]] || die "guest$other did not answer after the canary failed: $status"
-		[[ $status != *dkms-status=installed* ]] || die "guest$other has swapcache-ab-dkms installed after the canary failed"
+		[[ $status == *modules-status=* ]] || die "guest$other did not answer after the canary failed: $status"
+		[[ $status != *modules-status=installed* ]] || die "guest$other has swapcache-ab-modules-$release installed after the canary failed"
 	done
 	log "canary: the roll-out stopped at guest1, back on its own kernel; guests 2-$guests untouched"
 }
