@@ -21,7 +21,10 @@
 #      guests or more, guest2 has a swap of its own (a swap file in its
 #      fstab, as the Debian installer makes a partition) and
 #      fleet_other_swap=off: the A/B takes it off and it must be on again;
-#   4. on guest1, with the module package installed, a kernel
+#   4. the module upgraded over the installed fleet (FLEET_UPGRADE=1): its
+#      package built again at a bumped version, site.yml's install again,
+#      the canary first, every host taking part on the new module;
+#      then on guest1, with the module package installed, a kernel
 #      without the hooks (stock, packaged by bindeb-pkg): apt must install
 #      it, with no module of ours for it and no module package in the
 #      fleet's repository for it; purged again (FLEET_HOOKLESS=0: not, nor
@@ -42,7 +45,8 @@
 # Wall times of each step at the end.
 # Environment: FLEET_KERNEL=server, FLEET_GUESTS=3, FLEET_BENCH_ARGS (the
 # profile: fleet/vars.sh), FLEET_REMOVE=1 (0: keep everything installed),
-# FLEET_HOOKLESS=1, FLEET_CANARY=1, FLEET_KEEP=0, FLEET_APT_PORT=2280, KVER.
+# FLEET_UPGRADE=1, FLEET_HOOKLESS=1, FLEET_CANARY=1, FLEET_KEEP=0,
+# FLEET_APT_PORT=2280, KVER.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -178,6 +182,29 @@ changed=$(recap site-2 | awk '$2 != 0')
 [ -z "$changed" ] || die "the second run of site.yml changed hosts: $changed"
 log "second run of site.yml: changed=0 on every host"
 
+# The module upgraded over the installed fleet, the kernel unchanged: its
+# package built again at a bumped version (the kernel's tree as built),
+# added to the repository, which then serves that version, and site.yml's
+# install again, the canary first.  Each host taking part must unload the
+# old module and load the new one, which reports the bumped version, and
+# none may fail.  vars.yml names that version from here on
+module_upgrade() {
+	local v i
+	v=$(module_version)+fleet1
+	MODULES_VERSION=$v vm/build-packages.sh "$variant" modules
+	vm/build-apt-repo.sh "$dir/apt" "$(modules_deb "$variant" "$release" "$v")" >/dev/null
+	FLEET_KERNEL=$variant MODULES_VERSION=$v fleet/vars.sh "$dir" "http://10.0.2.2:$apt_port" "$dir/signing-keys" >/dev/null
+	playbook upgrade fleet/site.yml --tags install || die "the module upgrade failed: see $dir/upgrade.log"
+	for i in $(seq $((guests > 1 ? guests - 1 : 1))); do
+		on_guest "guest$i" "grep -x '$v' /sys/module/swapcache_ab/version &&
+			dpkg-query -W -f='\${Version}\n' swapcache-ab-modules-$release | grep -x '$v'" ||
+			die "guest$i does not run the module $v from swapcache-ab-modules-$release $v after the upgrade: see $dir/scenarios.log"
+	done
+	log "module upgrade: swapcache-ab-modules-$release $v over $(module_version), the old module unloaded and $v loaded on every guest taking part"
+}
+if [ "${FLEET_UPGRADE:-1}" = 1 ]; then
+	step "module upgrade" module_upgrade
+fi
 # A kernel without the hooks installs beside the module package: on
 # guest1 (the patched kernel and its module package), the stock kernel's
 # image as bindeb-pkg makes it installs with apt, and nothing of ours goes
