@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A Debian 12 disk image for the fleet's guests, as a fresh fleet machine
-# has it: debootstrap from Debian's archive with Debian's own kernel and
-# headers, systemd, an ssh server that takes the fleet key, python3 for
-# Ansible, DKMS, and GRUB installed on the disk.  GRUB goes on at a first
+# has it: debootstrap from Debian's archive with Debian's own kernel,
+# systemd, an ssh server that takes the fleet key, python3 for Ansible,
+# and GRUB installed on the disk.  No DKMS, compiler or headers: the
+# module comes built, in its package, as a fleet host gets it.  GRUB goes on at a first
 # boot of the image's own kernel (direct kernel boot), from inside the
 # guest, on its real /dev/vda: no loop device or mount on the build host.
 # python3-apt too: Ansible's apt module needs it, and would otherwise
@@ -24,7 +25,7 @@ image=$dir/debian12.qcow2
 key=$dir/id_ed25519
 stamp=$image.stamp
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-packages=systemd-sysv,udev,dbus,kmod,procps,iproute2,openssh-server,python3,python3-apt,sudo,grub-pc,initramfs-tools,zstd,linux-image-amd64,linux-headers-amd64,dkms,make
+packages=systemd-sysv,udev,dbus,kmod,procps,iproute2,openssh-server,python3,python3-apt,sudo,grub-pc,initramfs-tools,zstd,linux-image-amd64
 
 mkdir -p "$dir"
 [ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C swapcache_ab-fleet -f "$key"
