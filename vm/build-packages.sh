@@ -107,8 +107,13 @@ if [ -n "${FLEET_IMAGE_KEY:-}" ]; then
 	rm -rf "$unpacked"
 	dpkg-deb -R "$image" "$unpacked"
 	vmlinuz=boot/vmlinuz-$release
-	sbsign --key "$FLEET_IMAGE_KEY" --cert "$FLEET_IMAGE_KEY" --output "$unpacked/$vmlinuz.signed" \
-		"$unpacked/$vmlinuz" || die "sbsign $vmlinuz with $FLEET_IMAGE_KEY"
+	# (an encrypted key, opened with FLEET_KEY_PASSFILE, in memory where
+	# /dev/shm is, removed at once)
+	keydir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
+	key=$(plain_key "$FLEET_IMAGE_KEY" "$keydir") || { rm -rf "$keydir"; exit 1; }
+	sbsign --key "$key" --cert "$key" --output "$unpacked/$vmlinuz.signed" "$unpacked/$vmlinuz" ||
+		{ rm -rf "$keydir"; die "sbsign $vmlinuz with $FLEET_IMAGE_KEY"; }
+	rm -rf "$keydir"
 	mv "$unpacked/$vmlinuz.signed" "$unpacked/$vmlinuz"
 	sbverify --cert "$FLEET_IMAGE_KEY" "$unpacked/$vmlinuz" >&2 ||
 		die "the signed $vmlinuz does not verify with $FLEET_IMAGE_KEY"
