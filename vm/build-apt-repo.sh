@@ -71,7 +71,7 @@ if [ -n "${FLEET_KEY_PASSFILE:-}" ]; then
 		die "FLEET_KEY_PASSFILE: $FLEET_KEY_PASSFILE is not a readable file holding the passphrase"
 	pass=(--passphrase-file "$FLEET_KEY_PASSFILE") kind=""
 elif [ "${FLEET_KEY_THROWAWAY:-0}" = 1 ]; then
-	pass=(--passphrase '') kind="throwaway, "
+	pass=(--passphrase '') kind="throwaway "
 else
 	pass=() kind=""
 fi
@@ -82,7 +82,7 @@ if [ -z "$fpr" ]; then
 	[[ $expiry =~ ^[1-9][0-9]*[dwmy]?$ ]] || die "APT_REPO_KEY_EXPIRY: gpg's form (730d, 2y), not '$expiry'"
 	log "making the fleet's ${kind}archive key in $GNUPGHOME, expiring in $expiry"
 	gpg --batch --quiet --pinentry-mode loopback "${pass[@]}" --quick-gen-key \
-		"swapcache_ab fleet archive (${kind}$(hostname)) <dev@swapcache-ab.invalid>" \
+		"swapcache_ab fleet archive (${kind/throwaway /throwaway, }$(hostname)) <dev@swapcache-ab.invalid>" \
 		ed25519 sign "$expiry"
 	fpr=$(fingerprint)
 	[ -n "$fpr" ] || die "gpg made no key in $GNUPGHOME"
