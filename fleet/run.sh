@@ -222,7 +222,7 @@ hookless_kernel() {
 	adhoc -m ansible.builtin.shell -a "apt-get install -y /var/tmp/$(basename "$deb") 2>&1" ||
 		die "with swapcache-ab-modules-$release installed, apt could not install a hookless kernel: see $log"
 	adhoc -m ansible.builtin.shell -a "echo stock-modules=\$(find /lib/modules/$stock -name 'swapcache_ab.ko*' | wc -l);
-		echo stock-package=\$(apt-cache show swapcache-ab-modules-$stock >/dev/null 2>&1 && echo yes || echo none);
+		echo stock-package=\$(apt-cache pkgnames swapcache-ab-modules- | grep -qxF swapcache-ab-modules-$stock && echo yes || echo none);
 		echo ours=\$(modinfo -k $release -n swapcache_ab)" ||
 		die "could not read guest1 after the hookless kernel's install: see $log"
 	grep -qx "stock-modules=0" "$log" && grep -qx "stock-package=none" "$log" &&
