@@ -67,8 +67,7 @@ fingerprint() {
 	gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }'
 }
 if [ -n "${FLEET_KEY_PASSFILE:-}" ]; then
-	[ -r "$FLEET_KEY_PASSFILE" ] && [ -s "$FLEET_KEY_PASSFILE" ] ||
-		die "FLEET_KEY_PASSFILE: $FLEET_KEY_PASSFILE is not a readable file holding the passphrase"
+	check_key_passfile
 	pass=(--passphrase-file "$FLEET_KEY_PASSFILE") kind=""
 elif [ "${FLEET_KEY_THROWAWAY:-0}" = 1 ]; then
 	pass=(--passphrase '') kind="throwaway "

@@ -319,6 +319,12 @@ selftests_vm_timeout() { # profile [tests]
 	s=$("$top/vm/tap-summary.py" --timeout "$1" "${2:-}") || return
 	echo $((s + 600))
 }
+# FLEET_KEY_PASSFILE, the file holding the fleet keys' passphrase
+# (vm/make-signing-key.sh, vm/build-apt-repo.sh): readable, not empty
+check_key_passfile() {
+	[ -r "$FLEET_KEY_PASSFILE" ] && [ -s "$FLEET_KEY_PASSFILE" ] ||
+		die "FLEET_KEY_PASSFILE: $FLEET_KEY_PASSFILE is not a readable file holding the passphrase"
+}
 # A signing key's PEM file (private key and certificate, as
 # vm/make-signing-key.sh makes it) with the key unencrypted, written as
 # DIR/key.pem, mode 0600 (remove DIR after use): sbsign and

@@ -45,8 +45,7 @@ if [ ! -s "$pem" ]; then
 	if [ "${FLEET_KEY_THROWAWAY:-0}" = 1 ]; then
 		encrypt=(-noenc) how=unencrypted
 	elif [ -n "${FLEET_KEY_PASSFILE:-}" ]; then
-		[ -r "$FLEET_KEY_PASSFILE" ] && [ -s "$FLEET_KEY_PASSFILE" ] ||
-			die "FLEET_KEY_PASSFILE: $FLEET_KEY_PASSFILE is not a readable file holding the passphrase"
+		check_key_passfile
 		encrypt=(-passout "file:$FLEET_KEY_PASSFILE") how="encrypted, the passphrase in $FLEET_KEY_PASSFILE"
 	else
 		die "no key in $dir: give FLEET_KEY_PASSFILE (a file holding the passphrase that encrypts it), or FLEET_KEY_THROWAWAY=1 for an unencrypted key that signs test machines only"
